@@ -1,0 +1,134 @@
+"""Store benchmark: durable attempt writes and the due queue at 100,000 attempts over 5,000
+concepts, each beside a bare `sqlite3` baseline doing the same SQL work in the same run.
+
+Targets: attempt-write p99 < 5 ms; due queue < 20 ms; store API within 3x of the baseline.
+Usage: python bench/store.py [--attempts N] [--concepts N] [--samples N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from learning_system import ledger  # noqa: E402
+from learning_system.ledger import Attempt, Mistake  # noqa: E402
+from learning_system.store import Store, iso  # noqa: E402
+
+
+def p99(samples: list[float]) -> float:
+    return statistics.quantiles(samples, n=100)[98]
+
+
+def seed(store: Store, n_attempts: int, n_concepts: int, now: datetime) -> None:
+    rng = random.Random(7)
+    with store.transaction() as c:
+        for i in range(n_concepts):
+            due = iso(now + timedelta(days=rng.randint(-30, 60)))
+            c.execute(
+                "INSERT INTO concepts (id, name, type, status, interval_index, next_review, "
+                "mastery, created_at, updated_at) VALUES (?, ?, 'concept', 'developing', 0, ?, "
+                "0, ?, ?)", (f"c{i}", f"concept {i}", due, iso(now), iso(now)))
+        for i in range(n_attempts):
+            c.execute(
+                "INSERT INTO attempts (id, concept_id, kind, outcome, confidence, payload, "
+                "created_at) VALUES (?, ?, 'probe', ?, 'sure', '{}', ?)",
+                (f"seed-{i}", f"c{i % n_concepts}", rng.choice(["correct", "wrong"]),
+                 iso(now - timedelta(minutes=i))))
+    for i in range(n_concepts // 10):
+        ledger.record_mistake(store, Mistake(id=f"m{i}", attempt_id=f"seed-{i}",
+                                             concept_id=f"c{i}"), when=now - timedelta(hours=i))
+
+
+def bench_store(path: Path, args, now: datetime) -> tuple[list[float], list[float]]:
+    store = Store(path)
+    seed(store, args.attempts, args.concepts, now)
+    writes, queues = [], []
+    for i in range(args.samples):
+        a = Attempt(id=f"bench-{i}", kind="probe", concept_id=f"c{i % args.concepts}",
+                    outcome="correct", confidence="sure", answer="2")
+        t = time.perf_counter()
+        ledger.record_attempt(store, a)
+        writes.append(time.perf_counter() - t)
+    for _ in range(50):
+        t = time.perf_counter()
+        ledger.due_queue(store, now)
+        queues.append(time.perf_counter() - t)
+    store.close()
+    return writes, queues
+
+
+def bench_bare(path: Path, args, now: datetime) -> tuple[list[float], list[float]]:
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("CREATE TABLE attempts (id TEXT PRIMARY KEY, concept_id TEXT, kind TEXT, "
+                 "outcome TEXT, confidence TEXT, answer TEXT, payload TEXT, created_at TEXT)")
+    conn.execute("CREATE TABLE concepts (id TEXT PRIMARY KEY, next_review TEXT)")
+    conn.execute("CREATE INDEX cn ON concepts(next_review)")
+    conn.execute("CREATE TABLE mistakes (id TEXT PRIMARY KEY, concept_id TEXT, status TEXT, "
+                 "retest_early INT, next_review TEXT)")
+    conn.execute("CREATE INDEX ms ON mistakes(status, next_review)")
+    rng = random.Random(7)
+    conn.execute("BEGIN")
+    conn.executemany("INSERT INTO concepts VALUES (?, ?)",
+                     [(f"c{i}", iso(now + timedelta(days=rng.randint(-30, 60))))
+                      for i in range(args.concepts)])
+    conn.executemany("INSERT INTO attempts VALUES (?, ?, 'probe', 'correct', 'sure', '', '{}', ?)",
+                     [(f"seed-{i}", f"c{i % args.concepts}", iso(now)) for i in
+                      range(args.attempts)])
+    conn.executemany("INSERT INTO mistakes VALUES (?, ?, 'open', 0, ?)",
+                     [(f"m{i}", f"c{i}", iso(now - timedelta(hours=i)))
+                      for i in range(args.concepts // 10)])
+    conn.execute("COMMIT")
+    writes, queues = [], []
+    for i in range(args.samples):
+        t = time.perf_counter()
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("INSERT OR IGNORE INTO attempts VALUES (?, ?, 'probe', 'correct', 'sure', "
+                     "'2', '{}', ?)", (f"bench-{i}", f"c{i % args.concepts}", iso()))
+        conn.execute("COMMIT")
+        writes.append(time.perf_counter() - t)
+    at = iso(now)
+    for _ in range(50):
+        t = time.perf_counter()
+        rows = conn.execute("SELECT id FROM mistakes WHERE status='open' AND next_review <= ? "
+                            "ORDER BY retest_early DESC, next_review, id LIMIT 50", (at,)
+                            ).fetchall()
+        if len(rows) < 50:
+            conn.execute("SELECT id FROM concepts WHERE next_review <= ? ORDER BY next_review, "
+                         "id LIMIT ?", (at, 50 - len(rows))).fetchall()
+        queues.append(time.perf_counter() - t)
+    conn.close()
+    return writes, queues
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--attempts", type=int, default=100_000)
+    ap.add_argument("--concepts", type=int, default=5_000)
+    ap.add_argument("--samples", type=int, default=1_000)
+    args = ap.parse_args()
+    now = datetime.now(UTC)
+    with tempfile.TemporaryDirectory() as tmp:
+        sw, sq = bench_store(Path(tmp) / "store.db", args, now)
+        bw, bq = bench_bare(Path(tmp) / "bare.db", args, now)
+    ms = 1000
+    print(f"store at {args.attempts:,} attempts over {args.concepts:,} concepts")
+    print(f"attempt write p99: store {p99(sw) * ms:.3f} ms · bare sqlite3 {p99(bw) * ms:.3f} ms"
+          f" · ratio {p99(sw) / p99(bw):.2f}x   (target < 5 ms, ratio <= 3x)")
+    mq, mb = statistics.median(sq), statistics.median(bq)
+    print(f"due queue median:  store {mq * ms:.3f} ms · bare sqlite3 {mb * ms:.3f} ms"
+          f" · ratio {mq / mb:.2f}x   (target < 20 ms, ratio <= 3x)")
+
+
+if __name__ == "__main__":
+    main()

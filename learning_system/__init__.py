@@ -1,0 +1,1 @@
+"""The learner's world: curricula, the durable store, scheduling and records. No UI, no model."""

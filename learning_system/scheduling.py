@@ -1,0 +1,92 @@
+"""Spaced review (FSRS) and advisory mastery. The mapping below is stated in CONTRACT.md."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+Outcome = Literal["correct", "wrong", "idk"]
+Confidence = Literal["sure", "hunch", "no_idea"]
+ConceptType = Literal["memory", "concept", "procedure", "design"]
+
+MASTERY_CAP = 0.80
+MASTERY_HALF_LIFE_DAYS = 14.0
+MASTERY_MIN_EVIDENCE = 3
+# How much one answer says about mastery, by outcome and confidence.
+EVIDENCE = {
+    ("correct", "sure"): 1.0,
+    ("correct", "hunch"): 0.6,
+    ("correct", "no_idea"): 0.3,
+}
+# A new concept starts at interval 0 and comes due after this long, by type.
+FIRST_DUE = {
+    "memory": timedelta(days=1),
+    "procedure": timedelta(days=2),
+    "concept": timedelta(days=3),
+    "design": timedelta(days=4),
+}
+EARLY_RETEST_AFTER = timedelta(days=1)
+
+_scheduler = None
+
+
+def _fsrs():
+    global _scheduler
+    import fsrs
+
+    if _scheduler is None:
+        _scheduler = fsrs.Scheduler(enable_fuzzing=False)
+    return fsrs, _scheduler
+
+
+def rating_name(outcome: Outcome, confidence: Confidence) -> str:
+    """Confidence × outcome → FSRS rating. Only a wrong answer (or "I don't know") is a lapse."""
+    if outcome != "correct":
+        return "Again"
+    return "Good" if confidence == "sure" else "Hard"
+
+
+def is_lapse(outcome: Outcome) -> bool:
+    return outcome != "correct"
+
+
+def needs_early_retest(outcome: Outcome, confidence: Confidence) -> bool:
+    """A confident wrong answer: the learner believes something false."""
+    return outcome == "wrong" and confidence == "sure"
+
+
+def first_due(concept_type: str, now: datetime) -> datetime:
+    return now + FIRST_DUE.get(concept_type, FIRST_DUE["concept"])
+
+
+def review(card_json: str | None, outcome: Outcome, confidence: Confidence, when: datetime
+           ) -> tuple[str, datetime]:
+    """Apply one answer to a stored card; returns the new card (JSON) and its next due time."""
+    fsrs, scheduler = _fsrs()
+    when = when.astimezone(UTC)
+    card = fsrs.Card.from_dict(json.loads(card_json)) if card_json else fsrs.Card(card_id=1)
+    card, _ = scheduler.review_card(card, fsrs.Rating[rating_name(outcome, confidence)], when)
+    return json.dumps(card.to_dict(), sort_keys=True), card.due
+
+
+def next_interval_index(current: int, outcome: Outcome) -> int:
+    return 0 if is_lapse(outcome) else current + 1
+
+
+def mastery(answers: Iterable[tuple[datetime, str, str]], now: datetime) -> float:
+    """Recency-weighted share of confident right answers, scaled to 0.00–0.80. Advisory only."""
+    weight_sum = score_sum = 0.0
+    count = 0
+    for when, outcome, confidence in answers:
+        age_days = max(0.0, (now - when).total_seconds() / 86400)
+        weight = math.pow(0.5, age_days / MASTERY_HALF_LIFE_DAYS)
+        weight_sum += weight
+        score_sum += weight * EVIDENCE.get((outcome, confidence), 0.0)
+        count += 1
+    if not count or weight_sum == 0:
+        return 0.0
+    evidence = min(1.0, count / MASTERY_MIN_EVIDENCE)
+    return round(MASTERY_CAP * evidence * score_sum / weight_sum, 2)

@@ -1,0 +1,55 @@
+"""The `tutor` command. Imports nothing heavy at module level: each command module is small and
+imports what it needs inside its `run`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from tutor import __version__
+
+# command name -> module under tutor.commands defining add_parser(subparsers) and run(args) -> int
+COMMANDS: dict[str, str] = {
+    "continue": "continue_",
+    "review": "review",
+    "status": "status",
+    "init": "init",
+    "curriculum": "curriculum",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tutor",
+        description="A terminal tutor that finds the edge of what you know and teaches from "
+        "checked sources. With no command, runs `tutor continue`.",
+    )
+    parser.add_argument("--version", action="version", version=f"tutor {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module in COMMANDS.items():
+        mod = importlib.import_module(f"tutor.commands.{module}")
+        p = mod.add_parser(sub, name)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
+        argv = ["continue", *argv]
+    args = build_parser().parse_args(argv)
+    from tutor.errors import TutorError
+
+    try:
+        return int(args._run(args) or 0)
+    except TutorError as exc:
+        print(f"tutor: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("\ntutor: stopped; everything answered so far is saved.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

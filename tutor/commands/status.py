@@ -1,0 +1,50 @@
+"""`tutor status`: where the learner is and what is due."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def add_parser(sub, name: str) -> argparse.ArgumentParser:
+    p = sub.add_parser(name, help="position, due counts, concepts by status, mastery",
+                       description="Show where you are, what is due, and your concepts.")
+    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    return p
+
+
+def collect() -> dict:
+    from learning_system import ledger
+    from tutor import learner
+
+    with learner.open_store() as store:
+        session = store.latest_session()
+        return {
+            "store": str(store.path),
+            "curriculum": str(learner.curriculum_path(store)),
+            "position": None if session is None else {
+                "lesson": session["lesson_id"], "status": session["status"],
+                "where": session["position"],
+            },
+            "due": ledger.due_counts(store),
+            "concepts": ledger.concepts_by_status(store),
+            "mastery": ledger.mean_mastery(store),
+        }
+
+
+def run(args: argparse.Namespace) -> int:
+    data = collect()
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    pos = data["position"]
+    print(f"Curriculum: {data['curriculum']}")
+    print("Position:   " + (f"{pos['lesson']} · {pos['where']} ({pos['status']})" if pos
+                            else "not started — run `tutor continue`"))
+    print(f"Due now:    {data['due']['mistakes']} mistakes · {data['due']['concepts']} concepts")
+    held = ", ".join(f"{n} {s}" for s, n in sorted(data["concepts"].items())) or "none yet"
+    print(f"Concepts:   {held}")
+    if data["mastery"] is not None:
+        print(f"Mastery:    {data['mastery']:.2f} of 0.80 (advisory)")
+    print(f"Store:      {data['store']}")
+    return 0

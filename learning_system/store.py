@@ -270,7 +270,7 @@ class Store:
     def add_note(self, note_id: str, session_id: str, kind: str, body: dict[str, Any]) -> None:
         with self.transaction() as c:
             c.execute(
-                "INSERT OR REPLACE INTO session_notes (id, session_id, kind, body, created_at) "
+                "INSERT OR IGNORE INTO session_notes (id, session_id, kind, body, created_at) "
                 "VALUES (?, ?, ?, ?, ?)",
                 (note_id, session_id, kind, json.dumps(body, sort_keys=True), iso()),
             )
@@ -363,6 +363,34 @@ class Store:
             (lesson_id,),
         )
         return json.loads(rows[0]["payload"]) if rows else None
+
+    # pending ingests (the Tutor writes them at a lesson's end; the Clerk consumes them) --------
+    def save_ingest(self, ingest_id: str, session_id: str, lesson_id: str,
+                    payload: dict[str, Any]) -> None:
+        now = iso()
+        with self.transaction() as c:
+            c.execute(
+                "INSERT OR IGNORE INTO ingests (id, session_id, lesson_id, status, payload, "
+                "reasons, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, '[]', ?, ?)",
+                (ingest_id, session_id, lesson_id, json.dumps(payload, sort_keys=True), now, now),
+            )
+
+    def ingests(self, status: str | None = None) -> list[dict[str, Any]]:
+        sql, params = "SELECT * FROM ingests", ()
+        if status is not None:
+            sql, params = sql + " WHERE status = ?", (status,)
+        rows = self.rows(sql + " ORDER BY created_at, id", params)
+        for r in rows:
+            r["payload"] = json.loads(r["payload"])
+            r["reasons"] = json.loads(r["reasons"] or "[]")
+        return rows
+
+    def set_ingest_status(self, ingest_id: str, status: str, reasons: list[str]) -> None:
+        with self.transaction() as c:
+            c.execute(
+                "UPDATE ingests SET status = ?, reasons = ?, updated_at = ? WHERE id = ?",
+                (status, json.dumps(reasons), iso(), ingest_id),
+            )
 
 
 def _decode(row: dict[str, Any], field: str) -> dict[str, Any]:

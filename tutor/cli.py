@@ -16,6 +16,13 @@ COMMANDS: dict[str, str] = {
     "status": "status",
     "init": "init",
     "curriculum": "curriculum",
+    "views": "views",
+    "ingest": "ingest",
+    "doctor": "doctor",
+    "scout": "scout",
+    "items": "items",
+    "gate": "gate",
+    "quiz": "quiz",
 }
 
 

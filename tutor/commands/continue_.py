@@ -3,26 +3,47 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
     p = sub.add_parser(name, help="resume where you stopped, or start the next lesson",
                        description="Resume where you stopped, or start the next lesson.")
     p.add_argument("--curriculum", metavar="PATH", help="use this curriculum for this run")
+    p.add_argument("--lesson", metavar="LESSON", help="start this lesson (e.g. 'P1 L02')")
     p.add_argument("--plain", action="store_true",
                    help="line-mode dialogue on stdin/stdout (screen readers, scripts)")
+    p.add_argument("--offline", action="store_true",
+                   help="do not fetch the lesson's external references")
     return p
 
 
 def run(args: argparse.Namespace) -> int:
     from tutor import learner
+    from tutor.engine.runner import open_session
+    from tutor.plain import Paused, PlainIO, drive
 
+    io = PlainIO()
     with learner.open_store() as store:
         curriculum = learner.load(learner.curriculum_path(store, args.curriculum))
-        session = store.latest_session(curriculum=str(curriculum.root))
-        lesson = curriculum.next_lesson(session["lesson_id"] if session else None)
-    if lesson is None:
-        print(f"You have finished {curriculum.name}. Run `tutor review` to keep it fresh.")
-        return 0
-    print(f"{curriculum.name} · {lesson.id} {lesson.title}")
+        session = open_session(store, curriculum, lesson_ref=args.lesson, offline=args.offline,
+                               progress=lambda line: print(line, file=sys.stderr))
+        if session is None:
+            io.say(f"You have finished {curriculum.name}. Run `tutor review` to keep it fresh.")
+            return 0
+        io.say(f"{curriculum.name} · {session.lesson.id} {session.lesson.title}"
+               + (f" · resuming at {session.prompt.position}" if session.resumed else ""))
+        try:
+            drive(io, session.prompt, session.act)
+        except Paused:
+            session.pause()
+            io.say(f"Paused at {session.prompt.position}. Everything you answered is saved; "
+                   "run `tutor continue` to pick up here.")
+            return 0
+        finally:
+            session.close()
+        from tutor.engine.runner import after_lesson
+
+        for line in after_lesson(store, curriculum, session):
+            io.say(line)
     return 0

@@ -7,17 +7,23 @@ import argparse
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
     p = sub.add_parser(name, help="review what is due: mistakes first, then concepts (offline)",
-                       description="Review what is due: mistakes first, then concepts.")
+                       description="Review what is due: mistakes first, then concepts. "
+                       "Stop any time with p; every answer is saved when you give it.")
     p.add_argument("--plain", action="store_true",
                    help="line-mode dialogue on stdin/stdout (screen readers, scripts)")
     return p
 
 
 def run(args: argparse.Namespace) -> int:
-    from learning_system import ledger
     from tutor import learner
+    from tutor.engine.review import review_script
+    from tutor.plain import Paused, PlainIO, drive
 
+    io = PlainIO()
     with learner.open_store() as store:
-        due = ledger.due_queue(store)
-    print(f"{len(due)} items due." if due else "Nothing is due. Well done.")
+        script = review_script(store)
+        try:
+            drive(io, next(script), script.send)
+        except Paused:
+            io.say("Review stopped. Everything you answered is saved.")
     return 0

@@ -1,0 +1,306 @@
+"""Markdown views of the learner's records, generated from the store and never parsed back.
+
+Every run renders every file from scratch, deterministically: stable ordering and no "generated
+at" time, so running it twice over the same store changes no byte. Text that came from outside
+the program (learner answers, fetched excerpts, taught source text) is written as text: terminal
+escape sequences and control characters are stripped and markdown/HTML structure is escaped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from learning_system.store import Store
+
+README = "README.md"
+README_TEXT = (
+    "# Your tutor records\n\n"
+    "These files are generated from your tutor store by `tutor views`. The store is the record:\n"
+    "edits here are overwritten on the next run and are never read back.\n\n"
+    "- [Active concepts](active-concepts.md)\n"
+    "- [Mistakes](mistakes.md)\n"
+    "- [Learning records](learning-records.md)\n"
+    "- [Session notes](session-notes.md)\n"
+    "- Knowledge pages: the `knowledge/` folder, one page per concept\n"
+)
+KNOWLEDGE_DIR = "knowledge"
+STATUS_ORDER = {"developing": 0, "held": 1, "advanced": 2}
+
+# ESC-introduced sequences: OSC/DCS/SOS/PM/APC strings, CSI, and two-character escapes;
+# then the 8-bit CSI.
+_TERMINAL = re.compile(
+    r"\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b\[[0-?]*[ -/]*[@-~]?"
+    r"|\x1b[ -/]*[0-~]?"
+    r"|\x9b[0-?]*[ -/]*[@-~]?"
+)
+# C0 controls but tab and newline, DEL, C1 controls, and bidirectional overrides.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]{}#|~!$])")
+_LINE_START_BLOCK = re.compile(r"^([-+=]|\d+[.)])")
+_WS = re.compile(r"\s+")
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class ViewsError(Exception):
+    """The views cannot be written where asked; the message says why and what to do."""
+
+
+# text from outside the program ---------------------------------------------------------------
+def strip_terminal(text: str) -> str:
+    """`text` without terminal escape sequences or control characters; newlines are `\\n`."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub("", _TERMINAL.sub("", text))
+
+
+def md_text(text: str) -> str:
+    """Untrusted text as markdown paragraphs that render as the same text and nothing more:
+    no headings, lists, quotes, code, links, emphasis, tables or HTML can come out of it."""
+    lines = []
+    for raw in strip_terminal(text).split("\n"):
+        line = raw.strip()
+        line = line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        line = _INLINE_SPECIAL.sub(r"\\\1", line)
+        line = _LINE_START_BLOCK.sub(lambda m: m.group(0)[:-1] + "\\" + m.group(0)[-1], line)
+        lines.append(line)
+    return "\n".join(lines).strip("\n")
+
+
+def md_inline(text: str) -> str:
+    """Untrusted text on one line (a list item, a table cell, a heading)."""
+    return md_text(_WS.sub(" ", strip_terminal(text)).strip())
+
+
+def md_code(text: str, info: str = "") -> str:
+    """Text in a fenced block whose fence no run of backticks inside it can close."""
+    body = strip_terminal(text)
+    longest = max((len(m) for m in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{body.rstrip()}\n{fence}"
+
+
+def knowledge_file_name(concept_id: str) -> str:
+    """A file name for a concept's page: safe on every filesystem, distinct per concept id."""
+    safe = _SAFE_NAME.sub("-", concept_id).strip(".-")[:80] or "concept"
+    if safe != concept_id:
+        safe += "-" + hashlib.sha256(concept_id.encode("utf-8")).hexdigest()[:8]
+    return f"{safe}.md"
+
+
+# rendering -----------------------------------------------------------------------------------
+def _day(value: str | None) -> str:
+    return value[:10] if value else "—"
+
+
+def _json(value: str | None) -> Any:
+    if not value:
+        return {}
+    try:
+        return json.loads(value)
+    except ValueError:
+        return {"unreadable": value}
+
+
+def render_active_concepts(store: Store) -> str:
+    rows = store.rows(
+        "SELECT id, name, type, language, status, mastery, next_review, lesson_id FROM concepts"
+    )
+    rows.sort(key=lambda r: (STATUS_ORDER.get(r["status"], 9), r["next_review"] or "", r["id"]))
+    out = ["# Active concepts", ""]
+    if not rows:
+        out += ["No concepts yet: they are recorded when a lesson ends.", ""]
+        return "\n".join(out)
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    summary = " · ".join(
+        f"{n} {md_inline(s)}" for s, n in sorted(counts.items(), key=lambda kv: (
+            STATUS_ORDER.get(kv[0], 9), kv[0]))
+    )
+    out += [
+        f"{len(rows)} concepts: {summary}. Mastery (0.00–0.80) is advisory; the status is the "
+        "plain record.",
+        "",
+        "| concept | status | mastery (advisory) | next review | type | language | lesson |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        mastery = r["mastery"] if r["mastery"] is not None else 0.0
+        out.append(
+            f"| {md_inline(r['name'] or r['id'])} ({md_inline(r['id'])}) "
+            f"| {md_inline(r['status'] or '')} | {mastery:.2f} | {_day(r['next_review'])} "
+            f"| {md_inline(r['type'] or '')} | {md_inline(r['language'] or '') or '—'} "
+            f"| {md_inline(r['lesson_id'] or '') or '—'} |"
+        )
+    out.append("")
+    return "\n".join(out)
+
+
+def render_mistakes(store: Store) -> str:
+    rows = store.rows(
+        "SELECT * FROM mistakes ORDER BY CASE status WHEN 'open' THEN 0 ELSE 1 END, "
+        "created_at, id"
+    )
+    out = ["# Mistakes", ""]
+    if not rows:
+        out += ["No mistakes recorded.", ""]
+        return "\n".join(out)
+    open_n = sum(1 for r in rows if r["status"] == "open")
+    out += [f"{open_n} open, {len(rows) - open_n} resolved. Open mistakes come first in every "
+            "review.", ""]
+    for r in rows:
+        item = _json(r["item"])
+        question = item.get("question") if isinstance(item, dict) else None
+        where = " · ".join(
+            md_inline(x) for x in (r["concept_id"], r["lesson_id"]) if x
+        )
+        out.append(f"- **{md_inline(r['id'])}**" + (f" — {where}" if where else ""))
+        if isinstance(question, str) and question.strip():
+            out.append(f"  - Question: {md_inline(question)}")
+        out.append(f"  - Error type: {md_inline(r['error_type'] or '') or 'not yet named'}")
+        attribution = md_inline(r["attribution"] or "")
+        out.append(f"  - Your attribution: {attribution or 'not given'}")
+        if r["status"] == "open":
+            status = f"open · next review {_day(r['next_review'])}"
+            if r["retest_early"]:
+                status += " · early retest"
+        else:
+            status = f"{md_inline(r['status'] or '')} · {_day(r['resolved_at'])}"
+        out.append(f"  - Status: {status}")
+    out.append("")
+    return "\n".join(out)
+
+
+def render_learning_records(store: Store) -> str:
+    rows = store.rows("SELECT * FROM learning_records ORDER BY lesson_id")
+    out = ["# Learning records", ""]
+    if not rows:
+        out += ["No lessons recorded yet.", ""]
+        return "\n".join(out)
+    for r in rows:
+        p = _json(r["payload"])
+        title = p.get("lesson_title") or ""
+        out += [f"## {md_inline(r['lesson_id'])}" + (f" — {md_inline(title)}" if title else ""), ""]
+        out.append(f"- Ended: {_day(p.get('ended_at') or r['created_at'])}")
+        if p.get("session_id"):
+            out.append(f"- Session: {md_inline(str(p['session_id']))}")
+        out.append(f"- Answers: {int(p.get('attempts', 0))} · "
+                   f"mistakes: {int(p.get('mistakes', 0))}")
+        verdict = p.get("verdict") or {}
+        if verdict:
+            out.append("- Probe verdict: " + ", ".join(
+                f"{md_inline(str(k))}: {md_inline(str(v))}" for k, v in sorted(verdict.items())
+            ))
+        concepts = p.get("concepts") or []
+        if concepts:
+            out.append("- Concepts: " + ", ".join(
+                f"{md_inline(str(c.get('name') or c.get('id')))} "
+                f"({md_inline(str(c.get('status')))})"
+                for c in concepts
+            ))
+        for label, key in (("Plan", "plan"), ("Taught", "taught")):
+            steps = p.get(key) or []
+            if steps:
+                out.append(f"- {label}:")
+                out += [f"  {n}. {md_inline(str(s))}" for n, s in enumerate(steps, 1)]
+        terms = p.get("glossary") or []
+        if terms:
+            out.append("- Glossary: " + ", ".join(md_inline(str(t)) for t in terms))
+        sources = p.get("sources") or []
+        if sources:
+            out.append("- Sources:")
+            out += [f"  - {md_inline(str(s))}" for s in sources]
+        out.append("")
+    return "\n".join(out)
+
+
+def render_session_notes(store: Store) -> str:
+    rows = store.rows("SELECT * FROM session_notes ORDER BY session_id, created_at, id")
+    out = ["# Session notes", ""]
+    if not rows:
+        out += ["No session notes yet.", ""]
+        return "\n".join(out)
+    session = None
+    for r in rows:
+        if r["session_id"] != session:
+            session = r["session_id"]
+            out += [f"## Session {md_inline(session or '')}", ""]
+        out += [f"### {md_inline(r['kind'] or 'note')} ({_day(r['created_at'])})", ""]
+        body = json.dumps(_json(r["body"]), indent=2, sort_keys=True, ensure_ascii=False)
+        out += [md_code(body, "json"), ""]
+    return "\n".join(out)
+
+
+def render_knowledge_page(row: dict[str, Any]) -> str:
+    """The stored page (built by the Clerk with every untrusted part escaped), cleaned of any
+    terminal sequences once more."""
+    return strip_terminal(row["markdown"] or "").rstrip() + "\n"
+
+
+def render_views(store: Store) -> dict[str, str]:
+    """Every view file, by path relative to the views folder."""
+    files = {
+        README: README_TEXT,
+        "active-concepts.md": render_active_concepts(store),
+        "mistakes.md": render_mistakes(store),
+        "learning-records.md": render_learning_records(store),
+        "session-notes.md": render_session_notes(store),
+    }
+    for row in store.rows("SELECT * FROM knowledge_pages ORDER BY concept_id"):
+        files[f"{KNOWLEDGE_DIR}/{knowledge_file_name(row['concept_id'])}"] = (
+            render_knowledge_page(row)
+        )
+    return {k: v if v.endswith("\n") else v + "\n" for k, v in files.items()}
+
+
+# writing ---------------------------------------------------------------------------------------
+def default_views_dir() -> Path:
+    from tutor.config import tutor_home  # the learning system has no idea of the app's paths
+
+    return tutor_home() / "views"
+
+
+def _is_views_folder(out: Path) -> bool:
+    if not out.exists():
+        return True
+    if not out.is_dir():
+        return False
+    if not any(out.iterdir()):
+        return True
+    readme = out / README
+    return readme.is_file() and readme.read_text(encoding="utf-8", errors="replace").startswith(
+        README_TEXT.split("\n", 1)[0]
+    )
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    data = text.encode("utf-8")
+    if path.is_file() and path.read_bytes() == data:
+        return
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def write_views(store: Store, out: Path | str | None = None) -> list[Path]:
+    """Render every view into `out` (default: the learner's home `views/`), replacing what an
+    earlier run wrote there. Returns the paths of the files, sorted."""
+    out = Path(out).expanduser() if out is not None else default_views_dir()
+    if not _is_views_folder(out):
+        raise ViewsError(
+            f"{out} is not empty and was not written by `tutor views`; choose an empty or new "
+            "folder with --out"
+        )
+    files = render_views(store)
+    (out / KNOWLEDGE_DIR).mkdir(parents=True, exist_ok=True)
+    for rel, text in files.items():
+        _write_if_changed(out / rel, text)
+    for stale in (out / KNOWLEDGE_DIR).glob("*.md"):
+        if f"{KNOWLEDGE_DIR}/{stale.name}" not in files:
+            stale.unlink()
+    return sorted(out / rel for rel in files)

@@ -1,0 +1,121 @@
+"""Shared fixtures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "aiefs"
+
+
+@pytest.fixture(scope="session")
+def corpus_root() -> Path:
+    """The real curriculum slice in `../shared/corpus/aiefs` (read-only: copy it to change it)."""
+    if not (CORPUS / "phases").is_dir():
+        pytest.fail(f"corpus not found at {CORPUS}; see ../shared/corpus/README.md")
+    return CORPUS
+
+
+@pytest.fixture
+def lesson_outcome(tmp_path):
+    """A store with one finished lesson's answers (attempts, a mistake, session notes) and the
+    pending ingest the engine would hand the Clerk: `(store, pending)`. Used by the Clerk and
+    views tests."""
+    from datetime import UTC, datetime, timedelta
+
+    from learning_system import ledger
+    from learning_system.ledger import Attempt, Mistake
+    from learning_system.store import Store
+    from tutor.engine.ingest import IngestConcept, PendingIngest, TaughtStep
+
+    ended = datetime(2025, 3, 4, 10, 0, tzinfo=UTC)
+    store = Store(tmp_path / "tutor.db")
+    answers = [
+        ("a1", "p1l01-dot-product", "correct", "sure"),
+        ("a2", "p1l01-dot-product", "correct", "sure"),
+        ("a3", "p1l01-vector-norm", "wrong", "sure"),
+        ("a4", "p1l01-vector-norm", "idk", "no_idea"),
+    ]
+    for n, (aid, concept, outcome, confidence) in enumerate(answers):
+        ledger.record_attempt(store, Attempt(
+            id=aid, session_id="s1", lesson_id="P1 L01", concept_id=concept, item_id=f"q{n}",
+            kind="probe", answer="b", outcome=outcome, confidence=confidence,
+            created_at=ended - timedelta(minutes=30 - n)))
+    ledger.record_mistake(store, Mistake(
+        id="m1", attempt_id="a3", concept_id="p1l01-vector-norm", lesson_id="P1 L01",
+        error_type="application", attribution="I squared the sum instead of summing squares",
+        retest_early=True, item={"question": "What is the L2 norm of (3, 4)?"}),
+        when=ended - timedelta(minutes=27))
+    store.add_note("s1:verdict", "s1", "verdict", {"dot products": "solid", "norms": "unknown"})
+    store.add_note("s1:plan", "s1", "plan", {"steps": ["Norms", "Dot product"]})
+    pending = PendingIngest(
+        id="ingest:s1", session_id="s1", lesson_id="P1 L01",
+        lesson_title="Vectors and dot products", curriculum="builtin",
+        concepts=[
+            IngestConcept(id="p1l01-dot-product", name="Dot product", lesson_id="P1 L01",
+                          kind_hint="Learn", status_hint="held", evidence=["a1", "a2"]),
+            IngestConcept(id="p1l01-vector-norm", name="Computing a vector norm",
+                          lesson_id="P1 L01", kind_hint="Learn", language="Python",
+                          evidence=["a3", "a4"]),
+            IngestConcept(id="p1l01-notation", name="Vector notation", lesson_id="P1 L01",
+                          kind_hint="Learn"),
+        ],
+        attempt_ids=["a1", "a2", "a3", "a4"], mistake_ids=["m1"],
+        glossary={"norm": "The length of a vector.",
+                  "dot product": "The sum of the products of matching components."},
+        verdict={"dot products": "solid", "norms": "unknown"},
+        plan=["Norms", "Dot product"],
+        taught=[
+            TaughtStep(step_id="st1", title="Norms", concept_id="p1l01-vector-norm",
+                       content="The L2 norm is the square root of the sum of squares.",
+                       sources=["docs/en.md", "https://example.org/norms"],
+                       receipt_ids=["rcpt-1"]),
+            TaughtStep(step_id="st2", title="Dot product", concept_id="p1l01-dot-product",
+                       content="Multiply matching components, then add the products.",
+                       sources=["docs/en.md"], receipt_ids=["rcpt-2"], unverified=["c2"]),
+        ],
+        created_at=ended.isoformat(),
+    )
+    store.save_ingest(pending.id, pending.session_id, pending.lesson_id,
+                      pending.model_dump(mode="json"))
+    yield store, pending
+    store.close()
+
+
+def write_tiny_curriculum(root: Path, links: list[tuple[str, str]]) -> Path:
+    """A two-lesson curriculum of our own in `root`; lesson P1 L02 reads `links` (title, url)."""
+    phase = root / "phases" / "01-basics"
+    first = phase / "01-counting" / "docs"
+    second = phase / "02-averages" / "docs"
+    first.mkdir(parents=True, exist_ok=True)
+    second.mkdir(parents=True, exist_ok=True)
+    (first / "en.md").write_text(
+        "# Counting Things\n\n> Every statistic starts with a count.\n\n**Type:** Learn\n"
+        "**Language:** Python\n**Prerequisites:** None\n\n## Learning Objectives\n\n"
+        "- Count distinct values in a list with a dictionary\n- Explain a frequency table\n\n"
+        "## The Concept\n\nA frequency table maps each distinct value to the number of times it "
+        "occurs, which is the first summary anyone makes of a fresh column of data.\n",
+        encoding="utf-8")
+    reading = "\n".join(f"- [{title}]({url}) - a reference" for title, url in links)
+    (second / "en.md").write_text(
+        "# Averages and Spread\n\n> The mean tells you where, the spread tells you how sure.\n\n"
+        "**Type:** Build\n**Languages:** Python, Julia\n"
+        "**Prerequisites:** Phase 1, Lesson 01 (Counting)\n**Time:** ~30 minutes\n\n"
+        "## Learning Objectives\n\n- Compute the arithmetic mean and the median of a sample\n"
+        "- Explain why the variance squares its deviations\n\n## The Problem\n\n"
+        "A single number that summarises a sample hides how much the values disagree with "
+        "each other, and two samples with the same mean can behave very differently.\n\n"
+        "## The Concept\n\n### Mean and median\n\nThe mean adds the values and divides by how "
+        "many there are, while the median is the middle value once the sample is sorted.\n\n"
+        "### Variance\n\nThe variance averages the squared deviations from the mean, so large "
+        "deviations weigh more than small ones and signs cannot cancel out.\n\n"
+        f"## Further Reading\n\n{reading}\n",
+        encoding="utf-8")
+    glossary = root / "glossary"
+    glossary.mkdir(exist_ok=True)
+    (glossary / "terms.md").write_text(
+        "# Glossary\n\n### Variance\n- **What it actually means:** The mean squared deviation "
+        "of values from their mean.\n\n### Median\n- **What it actually means:** The middle "
+        "value of a sorted sample.\n", encoding="utf-8")
+    return root

@@ -1,0 +1,169 @@
+"""The tutoring engine driven by scripted learners, in-process, against a real store."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from learning_system import ledger
+from learning_system.curriculum import load_curriculum
+from learning_system.store import Store
+from tutor.config import builtin_course_path
+from tutor.engine.session import Session
+from tutor.engine.turns import Action, InvalidAction, Prompt
+
+REVEALING = re.compile(r"\b(right|not quite|Reference:)", re.I)
+
+
+@pytest.fixture
+def store(tmp_path):
+    with Store(tmp_path / "tutor.db") as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def course():
+    return load_curriculum(builtin_course_path())
+
+
+def answer(prompt: Prompt, policy: str = "right-sure") -> Action:
+    """A scripted learner. policy: right-sure, right-hunch, wrong-sure, idk."""
+    if prompt.kind == "read":
+        return Action(kind="next")
+    if prompt.kind in ("choice", "numeric"):
+        item = prompt.item
+        if policy == "idk":
+            return Action(kind="answer", value="idk")
+        if prompt.kind == "choice":
+            right = item.correct_index
+            value = right if policy.startswith("right") else (right + 1) % 4
+            value = str(value)
+        else:
+            value = f"{item.answer:g}" if policy.startswith("right") else f"{item.answer + 7:g}"
+        return Action(kind="answer", value=value, confidence=policy.split("-")[1])
+    if prompt.kind == "text":
+        if prompt.needs_confidence and policy == "idk":
+            return Action(kind="text", value="idk")
+        conf = policy.split("-")[1] if prompt.needs_confidence and "-" in policy else None
+        return Action(kind="text", text="my own words", confidence=conf or
+                      ("sure" if prompt.needs_confidence else None))
+    if prompt.kind == "yes_no":
+        return Action(kind="yes_no", value="y" if policy.startswith("right") else "n")
+    if prompt.kind == "error_type":
+        return Action(kind="error_type", value="3", text="I rushed it")
+    raise AssertionError(prompt.kind)
+
+
+def run(session: Session, policy="right-sure", until=None, limit=400) -> list[Prompt]:
+    seen = []
+    for _ in range(limit):
+        p = session.prompt
+        seen.append(p)
+        if session.done or (until and until(p)):
+            break
+        session.act(answer(p, policy(p) if callable(policy) else policy))
+    return seen
+
+
+def test_whole_lesson_offline_reaches_done_with_every_answer_recorded(store, course):
+    session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+    seen = run(session)
+    assert session.done
+    stages = [p.stage for p in seen]
+    for stage in ("prior", "probe", "results", "plan", "teach", "quiz"):
+        assert stage in stages, stage
+    asked = [p for p in seen if p.kind in ("choice", "numeric", "text") and p.needs_confidence]
+    recorded = ledger.attempts(store, session_id=session.id)
+    assert len(recorded) >= len(asked)
+    assert all(p.banner is None for p in seen)
+    assert store.ingests(status="pending"), "a finished lesson leaves a pending ingest"
+    teach = [p for p in seen if p.stage == "teach"]
+    assert teach and all(p.content.startswith("[source: ") for p in teach)
+    assert store.receipts_for(teach[0].message_id)
+
+
+def test_feedback_is_withheld_until_the_batch_ends(store, course):
+    session = Session.start(store, course, course.lesson("P1 L03"), offline=True)
+    seen = run(session, until=lambda p: p.stage == "results")
+    before = seen[:-1]
+    assert any(p.stage == "probe" for p in before)
+    for p in before:
+        assert not REVEALING.search(p.content), p.content
+
+
+def test_every_probe_answer_needs_a_confidence_tag_except_idk(store, course):
+    session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+    run(session, until=lambda p: p.stage == "probe")
+    p = session.prompt
+    value = "0" if p.kind == "choice" else "1"
+    with pytest.raises(InvalidAction, match="confidence"):
+        session.act(Action(kind="answer" if p.kind != "text" else "text", value=value,
+                           text="words"))
+    session.act(Action(kind="answer", value="idk") if p.kind != "text"
+                else Action(kind="text", value="idk"))
+    rows = ledger.attempts(store, session_id=session.id)
+    assert [(r["outcome"], r["confidence"]) for r in rows] == [("idk", "no_idea")]
+
+
+def test_right_with_a_hunch_gets_an_isomorphic_reprobe(store, course):
+    session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+    seen = run(session, policy="right-hunch", until=lambda p: p.stage == "plan")
+    texts = " ".join(p.content for p in seen)
+    assert "worded differently" in texts
+    assert any("re-probe" in p.title for p in seen)
+
+
+def test_sure_at_apply_gets_why_and_wrong_reasoning_is_a_misconception(store, course):
+    session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+
+    def policy(p: Prompt) -> str:
+        # right and sure on every question, but the reasoning does not match the reference
+        if p.kind == "yes_no" and "reasoning" in p.content:
+            return "wrong-sure"
+        return "right-sure"
+
+    seen = run(session, policy=policy, until=lambda p: p.stage == "plan")
+    assert any("Why?" in p.content for p in seen)
+    verdicts = [p.content for p in seen if p.content.startswith("Verdict for")]
+    assert verdicts and "unstable" in verdicts[0]
+    misconceptions = [m for m in ledger.mistakes(store) if m["attribution"].startswith(
+        "misconception")]
+    assert misconceptions and misconceptions[0]["retest_early"] == 1
+
+
+def test_wrong_answers_become_mistakes_with_the_learners_attribution(store, course):
+    session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+    run(session, policy="wrong-sure", until=lambda p: p.stage == "plan")
+    rows = ledger.mistakes(store)
+    assert rows
+    assert {r["error_type"] for r in rows} == {"application"}
+    assert all(r["attribution"] == "I rushed it" for r in rows)
+    assert ledger.due_queue(store)[0].kind == "mistake"
+
+
+def test_resume_replays_to_the_same_prompt_without_doubling_answers(store, course):
+    session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+    run(session, until=lambda p: p.stage == "teach" and "Step 2/" in p.title)
+    where = session.prompt
+    before = len(ledger.attempts(store, session_id=session.id))
+    session.pause()
+    row = store.latest_session(curriculum=str(course.root))
+    assert row["status"] == "paused" and row["position"] == where.position
+    again = Session.resume(store, course, row)
+    assert again.prompt.title == where.title
+    assert again.prompt.content == where.content
+    assert len(ledger.attempts(store, session_id=session.id)) == before
+    run(again)
+    assert again.done
+    ids = [r["id"] for r in ledger.attempts(store, session_id=session.id)]
+    assert len(ids) == len(set(ids))
+
+
+def test_catch_up_mode_pools_strands(store, corpus_root):
+    curriculum = load_curriculum(corpus_root)
+    lesson = next(x for x in curriculum.lessons if len(x.prerequisites) >= 3)
+    session = Session.start(store, curriculum, lesson, offline=True)
+    seen = run(session, until=lambda p: p.stage == "plan")
+    assert any("catch-up across" in p.title for p in seen)
+    assert {p.title.split(" · ")[1] for p in seen if p.stage == "probe"} == {"strand 1 of 1"}

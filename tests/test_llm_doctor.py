@@ -1,0 +1,131 @@
+"""`tutor doctor`: settings in effect, the endpoint and its model, the store, the curriculum."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+
+import pytest
+
+from learning_system.store import SCHEMA_VERSION, Store
+from tutor.cli import main
+from tutor.commands import doctor
+from tutor.config import builtin_course_path, store_path, tutor_home
+from tutor.testing.fixtures import isolate_model_env
+from tutor.testing.model_server import ModelServer
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch, tmp_path):
+    isolate_model_env(monkeypatch, tmp_path / "home")
+
+
+def run_doctor(capsys, *argv: str) -> tuple[int, str]:
+    parser = argparse.ArgumentParser()
+    doctor.add_parser(parser.add_subparsers(dest="command"), "doctor")
+    code = doctor.run(parser.parse_args(["doctor", *argv]))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out
+
+
+def report(capsys) -> tuple[int, dict]:
+    code, out = run_doctor(capsys, "--json")
+    return code, json.loads(out)
+
+
+def test_with_nothing_configured_doctor_says_it_runs_offline(capsys):
+    code = main(["doctor"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert doctor.OFFLINE_MESSAGE in out
+    assert "key (OPENAI_API_KEY): absent" in out
+    assert "not created yet" in out
+    assert f"built-in course ({builtin_course_path()})" in out
+    assert not store_path().exists()  # looking does not create the store
+
+
+def test_json_report_shape_offline(capsys):
+    code, data = report(capsys)
+    assert code == 0 and data["ok"] is True
+    assert data["settings"]["offline"] is True and data["settings"]["api_key"] == "absent"
+    assert data["model"]["status"] == "offline"
+    assert data["store"]["status"] == "absent"
+    assert data["curriculum"]["status"] == "builtin"
+
+
+def test_a_reachable_endpoint_listing_the_model(capsys, monkeypatch):
+    with ModelServer(models=["loopback-model", "other"], require_key="sk-doctor-key") as srv:
+        monkeypatch.setenv("TUTOR_BASE_URL", srv.base_url)
+        monkeypatch.setenv("TUTOR_MODEL", "loopback-model")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-doctor-key")
+        code, data = report(capsys)
+        assert code == 0
+        assert data["model"]["status"] == "ok" and data["model"]["model_listed"] is True
+        assert data["model"]["models_count"] == 2
+        assert data["settings"]["api_key"] == "present"
+        assert [r.path for r in srv.requests] == ["/v1/models"]
+        code, out = run_doctor(capsys)
+        assert "model loopback-model is listed" in out and "sk-doctor-key" not in out
+
+
+def test_a_model_the_endpoint_does_not_list_needs_attention(capsys, monkeypatch):
+    with ModelServer(models=["llama3:latest"]) as srv:
+        monkeypatch.setenv("TUTOR_BASE_URL", srv.base_url)
+        monkeypatch.setenv("TUTOR_MODEL", "llama3")
+        assert report(capsys)[0] == 0  # Ollama's ":latest" tag counts
+        monkeypatch.setenv("TUTOR_MODEL", "gpt-9")
+        code, data = report(capsys)
+        assert code == 1 and data["model"]["status"] == "model_not_listed"
+
+
+def test_a_refused_key_is_reported(capsys, monkeypatch):
+    with ModelServer(require_key="right") as srv:
+        monkeypatch.setenv("TUTOR_BASE_URL", srv.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "wrong")
+        code, data = report(capsys)
+        assert code == 1 and data["model"]["status"] == "rejected"
+        assert "OPENAI_API_KEY" in data["model"]["message"]
+
+
+def test_an_unreachable_endpoint_is_reported(capsys, monkeypatch):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # bound but not listening: connections are refused
+        monkeypatch.setenv("TUTOR_BASE_URL", f"http://127.0.0.1:{port}/v1")
+        monkeypatch.setenv("TUTOR_TIMEOUT", "1")
+        code, data = report(capsys)
+    assert code == 1 and data["model"]["status"] == "unreachable"
+
+
+def test_store_health_and_schema_version(capsys):
+    Store(store_path()).close()
+    code, data = report(capsys)
+    assert code == 0
+    assert data["store"]["status"] == "ok"
+    assert data["store"]["schema_version"] == SCHEMA_VERSION
+    assert data["store"]["path"] == str(store_path())
+
+
+def test_a_damaged_store_is_reported_not_raised(capsys):
+    store_path().write_bytes(b"this is not sqlite" * 100)
+    code, data = report(capsys)
+    assert code == 1 and data["store"]["status"] == "error"
+
+
+def test_the_learners_curriculum_is_reported(capsys, tmp_path):
+    course = tmp_path / "course"
+    course.mkdir()
+    (tutor_home() / "learner.json").write_text(json.dumps({"curriculum": str(course)}))
+    code, data = report(capsys)
+    assert code == 0 and data["curriculum"]["path"] == str(course)
+    (tutor_home() / "learner.json").write_text(json.dumps({"curriculum": str(tmp_path / "gone")}))
+    code, data = report(capsys)
+    assert code == 1 and data["curriculum"]["status"] == "missing"
+
+
+def test_invalid_settings_are_reported_without_a_traceback(capsys):
+    (tutor_home() / "settings.toml").write_text("[model]\ntimeout = 'soon'\n")
+    code, out = run_doctor(capsys)
+    assert code == 1 and "INVALID" in out and "timeout" in out

@@ -1,0 +1,315 @@
+"""The OpenAI-compatible provider against a real loopback server: every fault ends in a typed
+failure within the retry bound, never a crash."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel, ConfigDict
+
+from tutor.llm.openai_provider import MAX_REASKS, OpenAIProvider, max_requests_per_call
+from tutor.llm.provider import FAILURE_KINDS, ModelFailure
+from tutor.llm.recorder import MemoryRecorder
+from tutor.llm.skills import load_skill
+from tutor.testing.fixtures import fast_settings, isolate_model_env
+from tutor.testing.model_server import ModelServer, Reply
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    answer: int
+    why: str
+
+
+class LooseAnswer(BaseModel):  # no extra="forbid": the provider must still reject extras
+    answer: int
+
+
+GOOD = {"answer": 4, "why": "two and two"}
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch, tmp_path):
+    isolate_model_env(monkeypatch, tmp_path / "home")
+
+
+@pytest.fixture
+def srv():
+    with ModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+def recorder():
+    return MemoryRecorder()
+
+
+@pytest.fixture
+def sleeps():
+    return []
+
+
+@pytest.fixture
+async def provider(srv, recorder, sleeps):
+    async def fake_sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    provider = OpenAIProvider(fast_settings(srv.base_url), recorder, sleep=fake_sleep)
+    yield provider
+    await provider.aclose()
+
+
+async def ask(provider, schema=Answer):
+    return await provider.structured(skill="tutor", data={"question": "2+2?"}, schema=schema,
+                                     purpose="test")
+
+
+async def test_structured_call_returns_the_validated_model_and_records_it(srv, provider,
+                                                                          recorder):
+    srv.script([Reply.json(GOOD)])
+    result = await ask(provider)
+    assert result == Answer(**GOOD)
+    (request,) = srv.chat_requests
+    body = request.body
+    assert body["model"] == "loopback-model"
+    assert body["response_format"]["type"] == "json_schema"
+    assert body["response_format"]["json_schema"]["schema"]["additionalProperties"] is False
+    assert body["messages"][0] == {"role": "system", "content": load_skill("tutor")}
+    payload = json.loads(body["messages"][1]["content"])
+    assert payload["task"] == "test" and payload["data"] == {"question": "2+2?"}
+    (call,) = recorder.calls
+    assert (call.outcome, call.error_kind, call.purpose, call.provider) == ("ok", None, "test",
+                                                                              "openai")
+    assert call.tokens_in > 0 and call.tokens_out > 0 and call.latency_ms > 0
+    assert call.prompt is None
+
+
+TRANSIENT = [
+    pytest.param(Reply.error(500), "server_error", id="500"),
+    pytest.param(Reply.error(503, "overloaded"), "server_error", id="503"),
+    pytest.param(Reply.rate_limited(0.01), "rate_limited", id="429"),
+    pytest.param(Reply.reset(), "connection", id="reset"),
+    pytest.param(Reply.hang(5), "timeout", id="hang"),
+    pytest.param(Reply.malformed(), "malformed", id="malformed-json"),
+    pytest.param(Reply.truncated(json.dumps(GOOD)), "connection", id="truncated-body"),
+]
+
+
+@pytest.mark.parametrize(("fault", "kind"), TRANSIENT)
+async def test_a_persistent_fault_is_a_typed_failure_after_the_retries(srv, provider, recorder,
+                                                                      fault, kind):
+    srv.always(fault)
+    with pytest.raises(ModelFailure) as info:
+        await ask(provider)
+    assert info.value.kind == kind
+    retries = provider.settings.max_retries
+    assert len(srv.chat_requests) == retries + 1
+    assert len(srv.chat_requests) <= max_requests_per_call(retries)
+    (call,) = recorder.calls
+    assert (call.outcome, call.error_kind) == ("failed", kind)
+
+
+@pytest.mark.parametrize(("fault", "kind"), TRANSIENT)
+async def test_a_passing_fault_is_retried_and_the_call_succeeds(srv, provider, recorder, fault,
+                                                                kind):
+    srv.script([fault, Reply.json(GOOD)])
+    assert await ask(provider) == Answer(**GOOD)
+    assert len(srv.chat_requests) == 2
+    assert recorder.calls[-1].outcome == "ok"
+
+
+async def test_backoff_grows_with_jitter_and_is_capped(srv, sleeps, recorder):
+    async def fake_sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    settings = fast_settings(srv.base_url, max_retries=4, backoff_base=0.001,
+                             backoff_max=0.004)
+    provider = OpenAIProvider(settings, recorder, sleep=fake_sleep)
+    srv.always(Reply.error(500))
+    with pytest.raises(ModelFailure):
+        await ask(provider)
+    assert len(sleeps) == 4 and len(srv.chat_requests) == 5
+    for n, slept in enumerate(sleeps):
+        ceiling = min(0.004, 0.001 * 2**n)
+        assert ceiling / 2 <= slept <= ceiling
+
+
+async def test_retry_after_is_honoured(srv, provider, sleeps):
+    srv.script([Reply.rate_limited(0.3), Reply.json(GOOD)])
+    assert await ask(provider) == Answer(**GOOD)
+    assert sleeps == [pytest.approx(0.3)]
+
+
+async def test_a_retry_after_longer_than_we_wait_fails_fast(srv, provider, sleeps):
+    srv.always(Reply.rate_limited(120))
+    with pytest.raises(ModelFailure) as info:
+        await ask(provider)
+    assert info.value.kind == "rate_limited"
+    assert len(srv.chat_requests) == 1 and sleeps == []
+
+
+async def test_zero_retries_means_one_request(srv, recorder):
+    provider = OpenAIProvider(fast_settings(srv.base_url, max_retries=0), recorder)
+    srv.always(Reply.error(502))
+    with pytest.raises(ModelFailure) as info:
+        await ask(provider)
+    assert info.value.kind == "server_error" and len(srv.chat_requests) == 1
+
+
+@pytest.mark.parametrize(("reply", "kind"), [
+    pytest.param(Reply.refusal("I won't."), "refusal", id="refusal"),
+    pytest.param(Reply.length('{"answer": 4, "wh'), "length", id="length"),
+    pytest.param(Reply.error(401, "bad key"), "unavailable", id="401"),
+    pytest.param(Reply.error(404, "no such model"), "unavailable", id="404"),
+])
+async def test_refusals_cutoffs_and_rejections_fail_at_once(srv, provider, recorder, reply,
+                                                            kind):
+    srv.always(reply)
+    with pytest.raises(ModelFailure) as info:
+        await ask(provider)
+    assert info.value.kind == kind
+    assert len(srv.chat_requests) == 1
+    assert recorder.calls[-1].error_kind == kind
+
+
+@pytest.mark.parametrize("bad", [
+    pytest.param({**GOOD, "confidence": 0.9}, id="extra-field"),
+    pytest.param({"answer": "four", "why": "x"}, id="wrong-type"),
+    pytest.param({"result": 4}, id="wrong-schema"),
+    pytest.param("four, because two and two", id="not-json"),
+    pytest.param([GOOD], id="array"),
+])
+async def test_invalid_answers_are_reasked_at_most_twice(srv, provider, recorder, bad):
+    srv.always(bad)
+    with pytest.raises(ModelFailure) as info:
+        await ask(provider)
+    assert info.value.kind == "schema"
+    assert len(srv.chat_requests) == 1 + MAX_REASKS
+    reask = srv.chat_requests[1].body["messages"]
+    assert reask[-2]["role"] == "assistant"
+    errors = json.loads(reask[-1]["content"])["validation_errors"]
+    assert errors and all(isinstance(e, str) for e in errors)
+    assert recorder.calls[-1].error_kind == "schema"
+
+
+async def test_a_reask_that_fixes_the_answer_succeeds(srv, provider):
+    srv.script([{**GOOD, "extra": True}, {"answer": "x", "why": ""}, GOOD])
+    assert await ask(provider) == Answer(**GOOD)
+    assert len(srv.chat_requests) == 3
+    last = srv.chat_requests[2].body["messages"]
+    assert len(last) == 6  # system, user, then two (answer, validation_errors) pairs
+    assert "extra" in last[3]["content"]
+
+
+async def test_unknown_fields_are_rejected_even_if_the_schema_allows_them(srv, provider):
+    srv.script([{"answer": 1, "extra": 2}, {"answer": 1}])
+    result = await ask(provider, schema=LooseAnswer)
+    assert type(result) is LooseAnswer and result.answer == 1
+    assert len(srv.chat_requests) == 2
+
+
+async def test_fenced_json_from_plain_json_endpoints_is_accepted(srv, provider):
+    srv.script([Reply.text("```json\n" + json.dumps(GOOD) + "\n```")])
+    assert await ask(provider) == Answer(**GOOD)
+
+
+async def test_an_endpoint_without_json_schema_gets_json_object_and_it_is_remembered(recorder):
+    with ModelServer(reject_json_schema=True) as srv:
+        provider = OpenAIProvider(fast_settings(srv.base_url), recorder)
+        srv.script([GOOD, GOOD])
+        assert await ask(provider) == Answer(**GOOD)
+        formats = [r.body["response_format"]["type"] for r in srv.chat_requests]
+        assert formats == ["json_schema", "json_object"]
+        assert provider.structured_mode == "json_object"
+        assert await ask(provider) == Answer(**GOOD)
+        formats = [r.body["response_format"]["type"] for r in srv.chat_requests]
+        assert formats == ["json_schema", "json_object", "json_object"]
+        # in plain JSON mode the schema still travels, as data
+        payload = json.loads(srv.chat_requests[-1].body["messages"][1]["content"])
+        assert payload["output_schema"]["required"] == ["answer", "why"]
+
+
+async def test_a_400_not_about_the_format_keeps_json_schema(srv, provider):
+    srv.always(Reply.error(400, "context length exceeded"))
+    with pytest.raises(ModelFailure) as info:
+        await ask(provider)
+    assert info.value.kind == "unavailable"
+    assert provider.structured_mode == "json_schema"
+    assert len(srv.chat_requests) == 2
+
+
+async def test_the_worst_case_stays_within_the_documented_bound(recorder):
+    with ModelServer(reject_json_schema=True) as srv:
+        provider = OpenAIProvider(fast_settings(srv.base_url), recorder)
+        srv.script([Reply.error(500), Reply.reset(), {"wrong": 1}, {"wrong": 2}, {"wrong": 3}])
+        with pytest.raises(ModelFailure) as info:
+            await ask(provider)
+        assert info.value.kind == "schema"
+        assert len(srv.chat_requests) == max_requests_per_call(2) == 6
+
+
+FAULTS = st.sampled_from([
+    Reply.error(500), Reply.error(429, retry_after="0"), Reply.reset(), Reply.malformed(),
+    Reply.refusal(), Reply.length(), Reply.error(400), Reply.json({"nope": 1}),
+    Reply.json({**GOOD, "x": 1}), Reply.text("not json"), Reply.json(GOOD),
+])
+
+
+@pytest.fixture(scope="module")
+def shared_srv():
+    with ModelServer() as server:
+        yield server
+
+
+_PROVIDERS: dict[int, OpenAIProvider] = {}  # one client per retry setting keeps examples fast
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(script=st.lists(FAULTS, max_size=8), retries=st.integers(0, 3),
+       no_json_schema=st.booleans())
+async def test_any_script_ends_in_a_result_or_a_typed_failure_within_the_bound(
+        shared_srv, script, retries, no_json_schema):
+    srv = shared_srv
+    srv.clear()
+    srv.reject_json_schema = no_json_schema
+    if retries not in _PROVIDERS:
+        _PROVIDERS[retries] = OpenAIProvider(fast_settings(srv.base_url, max_retries=retries))
+    provider = _PROVIDERS[retries]
+    provider.structured_mode = "json_schema"
+    srv.script(script)
+    try:
+        assert await ask(provider) == Answer(**GOOD)
+    except ModelFailure as failure:
+        assert failure.kind in FAILURE_KINDS
+    assert len(srv.chat_requests) <= max_requests_per_call(retries)
+
+
+async def test_debug_prompts_records_the_prompt(srv, recorder):
+    provider = OpenAIProvider(fast_settings(srv.base_url, debug_prompts=True), recorder)
+    srv.script([GOOD])
+    await ask(provider)
+    prompt = json.loads(recorder.calls[0].prompt)
+    assert prompt[0]["content"] == load_skill("tutor")
+
+
+async def test_a_failing_recorder_does_not_break_the_call(srv, caplog):
+    class Broken:
+        def record(self, call):
+            raise OSError("disk full")
+
+    provider = OpenAIProvider(fast_settings(srv.base_url), Broken())
+    srv.script([GOOD])
+    assert await ask(provider) == Answer(**GOOD)
+    assert "could not record" in caplog.text
+
+
+def test_the_provider_works_from_separate_event_loops(srv):
+    import asyncio
+
+    provider = OpenAIProvider(fast_settings(srv.base_url), MemoryRecorder())
+    srv.always(GOOD)
+    assert asyncio.run(ask(provider)) == Answer(**GOOD)
+    assert asyncio.run(ask(provider)) == Answer(**GOOD)

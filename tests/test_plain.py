@@ -1,0 +1,134 @@
+"""The plain front end as a learner uses it: a real `tutor` process on pipes."""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+
+from learning_system import ledger
+from learning_system.store import Store
+
+PROMPT_END = ("> ", "): ")
+
+
+class Learner:
+    """Drives `tutor ... --plain`: reads until the process waits for input, then answers."""
+
+    def __init__(self, home, *args: str) -> None:
+        env = {**os.environ, "TUTOR_HOME": str(home), "PYTHONUNBUFFERED": "1"}
+        env.pop("OPENAI_API_KEY", None)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tutor.cli", *args], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        self.transcript = ""
+
+    def read_prompt(self, timeout: float = 30) -> str:
+        out = b""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.proc.stdout], [], [], 0.5)
+            if ready:
+                chunk = os.read(self.proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                out += chunk
+                if out.decode(errors="replace").endswith(PROMPT_END):
+                    break
+            elif self.proc.poll() is not None:
+                break
+        text = out.decode(errors="replace")
+        self.transcript += text
+        return text
+
+    def send(self, line: str) -> None:
+        self.proc.stdin.write((line + "\n").encode())
+        self.proc.stdin.flush()
+
+    def finish(self) -> str:
+        self.proc.stdin.close()
+        rest = self.proc.stdout.read().decode(errors="replace")
+        self.transcript += rest
+        assert self.proc.wait(timeout=30) == 0
+        err = self.proc.stderr.read().decode(errors="replace")
+        assert "Traceback" not in err and "Traceback" not in self.transcript, err
+        return rest
+
+
+def reply(screen: str, wrong: bool) -> str:
+    """A learner who answers everything wrong (when `wrong`) or right-ish, tags 'sure'."""
+    last = screen.rstrip().splitlines()[-1] if screen.strip() else ""
+    if last.startswith("confidence"):
+        return "s"
+    if last.startswith("answer"):
+        return "1 s" if "1/a" in screen else "12345 s"
+    if last.startswith("your answer"):
+        return "I think it multiplies things"
+    if last.startswith("y / n"):
+        return "n" if wrong else "y"
+    if last.startswith("1-4"):
+        return "3"
+    if last.startswith("in your words"):
+        return "I forgot the inner derivative"
+    return ""
+
+
+def drive_until(learner: Learner, pattern: str, wrong: bool = True, limit: int = 200) -> str:
+    for _ in range(limit):
+        screen = learner.read_prompt()
+        if re.search(pattern, screen):
+            return screen
+        assert learner.proc.poll() is None, learner.transcript[-2000:]
+        learner.send(reply(screen, wrong))
+    raise AssertionError(f"never saw {pattern!r}: {learner.transcript[-2000:]}")
+
+
+def test_pause_resume_and_review_through_the_plain_front_end(tmp_path):
+    first = Learner(tmp_path, "continue", "--plain", "--offline")
+    screen = drive_until(first, r"Step 2/\d+")
+    step = re.search(r"Step 2/\d+ · [^\n(]+", screen).group(0).strip()
+    tail = first.finish()  # end of input = pause
+    assert "Paused at step 2/" in tail
+    for line in first.transcript.splitlines():
+        assert "\x1b[" not in line  # no colour codes on a pipe
+
+    second = Learner(tmp_path, "continue", "--plain", "--offline")
+    screen = second.read_prompt()
+    assert "resuming at step 2/" in screen
+    assert step in screen
+    second.finish()
+
+    with Store(tmp_path / "tutor.db") as store:
+        latest = ledger.mistakes(store)[-1]
+        question = latest["item"]["question"]
+
+    review = Learner(tmp_path, "review", "--plain")
+    screen = review.read_prompt()
+    assert "Review · mistake" in screen
+    first_due = ledger.due_queue(Store(tmp_path / "tutor.db"))[0]
+    assert first_due.kind == "mistake"
+    assert question in screen or first_due.id.startswith("m:")
+    review.finish()
+
+
+def test_sigkill_mid_teach_resumes_at_the_same_step_with_no_answer_lost(tmp_path):
+    learner = Learner(tmp_path, "continue", "--plain", "--offline")
+    screen = drive_until(learner, r"Step 2/\d+", wrong=False)
+    step = re.search(r"Step 2/\d+ · [^\n(]+", screen).group(0).strip()
+    with Store(tmp_path / "tutor.db") as store:
+        before = sorted(r["id"] for r in store.rows("SELECT id FROM attempts"))
+    os.kill(learner.proc.pid, signal.SIGKILL)
+    learner.proc.wait()
+    assert before
+
+    again = Learner(tmp_path, "continue", "--plain", "--offline")
+    screen = again.read_prompt()
+    assert step in screen
+    again.finish()
+    with Store(tmp_path / "tutor.db") as store:
+        after = sorted(r["id"] for r in store.rows("SELECT id FROM attempts"))
+    assert after == before

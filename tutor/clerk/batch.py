@@ -1,0 +1,191 @@
+"""The write batch: every record a pending ingest asks for, as the review gate sees it.
+
+Each write is a JSON object with a `kind` (`concept`, `glossary`, `learning_record`,
+`knowledge_page`) and an `id`, holding the values the record will have once written. The batch
+depends only on the ingest and the store's current rows, never on the clock, so the same outcome
+over the same store gives the same batch (and the same receipt)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import PurePath
+from typing import Any
+
+from learning_system import scheduling
+from learning_system.store import Store
+from tutor.clerk.concept_type import concept_type
+from tutor.clerk.knowledge import build_page, page_sources, steps_for
+from tutor.engine.ingest import IngestConcept, PendingIngest
+
+Write = dict[str, Any]
+KINDS = ("concept", "glossary", "learning_record", "knowledge_page")
+
+
+def lesson_end(pending: PendingIngest) -> datetime:
+    """When the lesson ended (the ingest's creation time), as an aware UTC datetime."""
+    try:
+        when = datetime.fromisoformat(pending.created_at)
+    except ValueError:
+        return datetime.now(UTC)
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+
+
+def _aware(value: str) -> datetime:
+    when = datetime.fromisoformat(value)
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+
+
+def _language(value: str) -> str:
+    """A language name, or "" for a placeholder such as `--`."""
+    value = value.strip()
+    return value if any(ch.isalnum() for ch in value) else ""
+
+
+def _track(curriculum: str) -> str:
+    """The curriculum's name: the last part of its path when it is given as one."""
+    if "/" in curriculum or "\\" in curriculum:
+        return PurePath(curriculum.replace("\\", "/").rstrip("/")).name or curriculum
+    return curriculum
+
+
+def _rows_by_id(store: Store, table: str, key: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+    if not ids:
+        return {}
+    marks = ", ".join("?" for _ in ids)
+    rows = store.rows(f"SELECT * FROM {table} WHERE {key} IN ({marks})", tuple(ids))
+    return {r[key]: r for r in rows}
+
+
+def _mastery(store: Store, concept: IngestConcept, ended: datetime) -> float | None:
+    """Advisory mastery from the concept's answers up to the lesson's end, at the lesson's end;
+    None when it has no answers."""
+    marks = ", ".join("?" for _ in concept.evidence) or "NULL"
+    rows = store.rows(
+        "SELECT created_at, outcome, confidence FROM attempts "
+        f"WHERE concept_id = ? OR id IN ({marks}) ORDER BY created_at, id",
+        (concept.id, *concept.evidence),
+    )
+    answers = []
+    for r in rows:
+        when = _aware(r["created_at"])
+        if when <= ended:
+            answers.append((when, r["outcome"], r["confidence"]))
+    return scheduling.mastery(answers, ended) if answers else None
+
+
+def concept_write(store: Store, pending: PendingIngest, concept: IngestConcept,
+                  existing: dict[str, Any] | None, attempts: dict[str, dict[str, Any]]) -> Write:
+    kind = concept_type(concept.name, concept.kind_hint)
+    language = _language(concept.language)
+    status = concept.status_hint
+    ended = lesson_end(pending)
+    mastery = _mastery(store, concept, ended)
+    if existing is not None:
+        # The row keeps where it was first met and how it is scheduled; a specific type
+        # refines an ambiguous one, and a plain "developing" without evidence demotes nothing.
+        if existing["type"] != "concept" or kind == "concept":
+            kind = existing["type"]
+        language = language or existing["language"] or ""
+        if status == "developing" and not concept.evidence:
+            status = existing["status"]
+        reviewed_later = bool(existing["last_review"]) and _aware(existing["last_review"]) > ended
+        if mastery is None or reviewed_later:
+            mastery = existing["mastery"]
+    return {
+        "kind": "concept",
+        "id": concept.id,
+        "name": concept.name.strip() or (existing or {}).get("name") or "",
+        "type": kind,
+        "language": language,
+        "status": status,
+        "mastery": 0.0 if mastery is None else mastery,
+        "lesson_id": (existing or {}).get("lesson_id") or concept.lesson_id or pending.lesson_id,
+        "track": (existing or {}).get("track") or _track(pending.curriculum),
+        "new": existing is None,
+        "evidence": [
+            {
+                "attempt_id": a,
+                "outcome": attempts[a]["outcome"] if a in attempts else None,
+                "confidence": attempts[a]["confidence"] if a in attempts else None,
+            }
+            for a in concept.evidence
+        ],
+    }
+
+
+def build_writes(store: Store, pending: PendingIngest) -> list[Write]:
+    """Concepts (in the ingest's order), glossary terms (by term), the learning record, then a
+    knowledge page per concept."""
+    concepts = _rows_by_id(store, "concepts", "id", [c.id for c in pending.concepts])
+    evidence_ids = sorted({a for c in pending.concepts for a in c.evidence}
+                          | set(pending.attempt_ids))
+    attempts = _rows_by_id(store, "attempts", "id", evidence_ids)
+    pages = _rows_by_id(store, "knowledge_pages", "concept_id", [c.id for c in pending.concepts])
+
+    writes: list[Write] = []
+    concept_writes = {}
+    for concept in pending.concepts:
+        w = concept_write(store, pending, concept, concepts.get(concept.id), attempts)
+        concept_writes[concept.id] = w
+        writes.append(w)
+    for term in sorted(pending.glossary):
+        writes.append({
+            "kind": "glossary",
+            "id": f"glossary:{term.strip()}",
+            "term": term.strip(),
+            "definition": pending.glossary[term].strip(),
+            "lesson_id": pending.lesson_id,
+        })
+    writes.append(learning_record_write(pending, concept_writes, attempts))
+    for concept in pending.concepts:
+        steps = steps_for(pending, concept)
+        if not steps and concept.id in pages:
+            continue  # met again without being taught: its page stays as it was
+        w = concept_writes[concept.id]
+        writes.append({
+            "kind": "knowledge_page",
+            "id": f"knowledge:{concept.id}",
+            "concept_id": concept.id,
+            "markdown": build_page(pending, concept, w["type"], w["language"], steps),
+            "sources": page_sources(steps),
+        })
+    return writes
+
+
+def learning_record_write(pending: PendingIngest, concept_writes: dict[str, Write],
+                          attempts: dict[str, dict[str, Any]]) -> Write:
+    outcomes: dict[str, int] = {}
+    for a in pending.attempt_ids:
+        if a in attempts:
+            outcome = attempts[a]["outcome"]
+            outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    payload = {
+        "ingest_id": pending.id,
+        "session_id": pending.session_id,
+        "lesson_title": pending.lesson_title,
+        "curriculum": pending.curriculum,
+        "ended_at": pending.created_at,
+        "verdict": dict(sorted(pending.verdict.items())),
+        "plan": list(pending.plan),
+        "taught": [s.title or s.step_id for s in pending.taught],
+        "concepts": [
+            {"id": w["id"], "name": w["name"], "status": w["status"], "type": w["type"]}
+            for w in concept_writes.values()
+        ],
+        "glossary": sorted(t.strip() for t in pending.glossary),
+        "attempts": len(pending.attempt_ids),
+        "mistakes": len(pending.mistake_ids),
+        "outcomes": dict(sorted(outcomes.items())),
+        "sources": page_sources(pending.taught),
+    }
+    return {
+        "kind": "learning_record",
+        "id": f"record:{pending.lesson_id}",
+        "lesson_id": pending.lesson_id,
+        "payload": payload,
+    }
+
+
+def canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,68 @@
+"""A concept's knowledge page: the gated teaching that concerned it, with its sources.
+
+Taught text came from sources outside the program, so it is written as text (escaped), never as
+markdown structure. The page is built here once and stored; the views only copy it out."""
+
+from __future__ import annotations
+
+from learning_system.views import md_inline, md_text
+from tutor.engine.ingest import IngestConcept, PendingIngest, TaughtStep
+
+
+def steps_for(pending: PendingIngest, concept: IngestConcept) -> list[TaughtStep]:
+    """The taught steps about `concept`: those tagged with its id; failing that, the untagged
+    steps whose title or content names it; and when the lesson met a single concept, every
+    untagged step."""
+    tagged = [s for s in pending.taught if s.concept_id == concept.id]
+    if tagged:
+        return tagged
+    untagged = [s for s in pending.taught if s.concept_id is None]
+    if len(pending.concepts) == 1:
+        return untagged
+    name = " ".join(concept.name.lower().split())
+    if not name:
+        return []
+    return [
+        s for s in untagged
+        if name in " ".join(s.title.lower().split()) or name in " ".join(s.content.lower().split())
+    ]
+
+
+def page_sources(steps: list[TaughtStep]) -> list[str]:
+    seen: dict[str, None] = {}
+    for step in steps:
+        for source in step.sources:
+            seen.setdefault(source, None)
+    return list(seen)
+
+
+def build_page(pending: PendingIngest, concept: IngestConcept, concept_type: str,
+               language: str, steps: list[TaughtStep]) -> str:
+    title = md_inline(concept.name or concept.id)
+    lesson = md_inline(pending.lesson_id)
+    if pending.lesson_title.strip():
+        lesson += " — " + md_inline(pending.lesson_title)
+    out = [
+        f"# {title}",
+        "",
+        f"- Concept: {md_inline(concept.id)} · type: {concept_type}"
+        + (f" · language: {md_inline(language)}" if language else ""),
+        f"- From lesson: {lesson}",
+        "",
+    ]
+    if not steps:
+        out += ["No step of this lesson taught this concept directly; it was met along the way.",
+                ""]
+    for step in steps:
+        out += [f"## {md_inline(step.title or step.step_id)}", "", md_text(step.content), ""]
+        if step.sources:
+            out += ["Sources: " + ", ".join(md_inline(s) for s in step.sources), ""]
+        if step.unverified:
+            out += ["Not verified against its sources (UNVERIFIED): "
+                    + ", ".join(md_inline(u) for u in step.unverified), ""]
+    sources = page_sources(steps)
+    if sources:
+        out += ["## Sources", ""]
+        out += [f"- {md_inline(s)}" for s in sources]
+        out.append("")
+    return "\n".join(out)

@@ -1,0 +1,168 @@
+"""`tutor doctor [--json]`: the settings in effect (the key only as present/absent), whether the
+model endpoint answers and lists the model, the store's health, and the curriculum in use."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+OFFLINE_MESSAGE = "offline: no model configured — running on the embedded offline provider"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+PROBE_TIMEOUT = 5.0
+
+
+def add_parser(subparsers: Any, name: str) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        name,
+        help="check settings, the model endpoint, the store and the curriculum",
+        description="Show the settings in effect (the API key only as present or absent), "
+        "whether the model endpoint answers and lists the model, the store's health and the "
+        "curriculum in use. Exits 1 when something needs attention.",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    return parser
+
+
+def check_settings() -> tuple[dict[str, Any], Any]:
+    from tutor.errors import TutorError
+    from tutor.llm.settings import load_settings, settings_file
+
+    path = settings_file()
+    info: dict[str, Any] = {"file": str(path), "file_exists": path.is_file()}
+    try:
+        settings = load_settings()
+    except TutorError as exc:
+        return {**info, "ok": False, "error": str(exc)}, None
+    return {**info, "ok": True, **settings.public_view()}, settings
+
+
+def _listed(model: str, ids: list[str]) -> bool:
+    return model in ids or f"{model}:latest" in ids
+
+
+def check_model(settings: Any) -> dict[str, Any]:
+    if settings is None:
+        return {"ok": False, "status": "unknown", "message": "settings are invalid"}
+    if settings.offline:
+        return {"ok": True, "status": "offline", "message": OFFLINE_MESSAGE}
+    import httpx2
+
+    base = (settings.base_url or DEFAULT_BASE_URL).rstrip("/")
+    headers = {}
+    if settings.api_key is not None:
+        headers["Authorization"] = f"Bearer {settings.api_key.get_secret_value()}"
+    info: dict[str, Any] = {"base_url": base, "model": settings.model}
+    try:
+        response = httpx2.get(f"{base}/models", headers=headers,
+                              timeout=min(settings.timeout, PROBE_TIMEOUT))
+    except httpx2.HTTPError as exc:
+        return {**info, "ok": False, "status": "unreachable",
+                "message": f"unreachable: {type(exc).__name__} at {base}/models"}
+    if response.status_code in (401, 403):
+        return {**info, "ok": False, "status": "rejected",
+                "message": f"the endpoint refused the key (HTTP {response.status_code}); "
+                f"check {settings.api_key_env}"}
+    if response.status_code != 200:
+        return {**info, "ok": False, "status": "error",
+                "message": f"GET {base}/models answered HTTP {response.status_code}"}
+    try:
+        ids = [str(m["id"]) for m in response.json().get("data", [])]
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return {**info, "ok": False, "status": "error",
+                "message": f"GET {base}/models did not return a model list"}
+    listed = _listed(settings.model, ids)
+    message = (f"reachable; model {settings.model} is listed" if listed else
+               f"reachable, but model {settings.model} is not among its {len(ids)} models; "
+               "set TUTOR_MODEL to one it lists")
+    return {**info, "ok": listed, "status": "ok" if listed else "model_not_listed",
+            "model_listed": listed, "models_count": len(ids), "message": message}
+
+
+def check_store() -> dict[str, Any]:
+    from tutor.config import store_path
+
+    path = store_path()
+    info: dict[str, Any] = {"path": str(path)}
+    try:
+        from learning_system.store import Store
+    except ImportError:
+        return {**info, "ok": True, "status": "unavailable", "message": "store not available"}
+    if not path.exists():
+        return {**info, "ok": True, "status": "absent",
+                "message": "not created yet; it is created on first use"}
+    try:
+        store = Store(path)
+    except Exception as exc:  # StoreError and sqlite errors alike: report, never a traceback
+        return {**info, "ok": False, "status": "error", "message": str(exc)}
+    try:
+        health = store.health()
+    finally:
+        store.close()
+    ok = bool(health.get("ok", True))
+    return {**info, "ok": ok, "status": "ok" if ok else "damaged",
+            "schema_version": health.get("schema_version"),
+            "message": f"opens, schema v{health.get('schema_version')}"
+            + ("" if ok else "; integrity check failed")}
+
+
+def check_curriculum() -> dict[str, Any]:
+    from tutor.config import builtin_course_path, tutor_home
+
+    learner = tutor_home() / "learner.json"
+    chosen: str | None = None
+    if learner.is_file():
+        try:
+            value = json.loads(learner.read_text(encoding="utf-8")).get("curriculum")
+            chosen = str(value) if value else None
+        except (OSError, ValueError, AttributeError):
+            return {"ok": False, "status": "error", "path": str(learner),
+                    "message": f"{learner} is not readable JSON"}
+    if chosen is None:
+        path = builtin_course_path()
+        return {"ok": True, "status": "builtin", "path": str(path),
+                "message": f"built-in course ({path})"}
+    exists = Path(chosen).expanduser().exists()
+    return {"ok": exists, "status": "ok" if exists else "missing", "path": chosen,
+            "message": chosen if exists else f"{chosen} does not exist; run `tutor init`"}
+
+
+def gather() -> dict[str, Any]:
+    settings_info, settings = check_settings()
+    report = {
+        "settings": settings_info,
+        "model": check_model(settings),
+        "store": check_store(),
+        "curriculum": check_curriculum(),
+    }
+    report["ok"] = all(part["ok"] for part in report.values())
+    return report
+
+
+def render(report: dict[str, Any]) -> str:
+    s = report["settings"]
+    if s["ok"]:
+        settings_line = (
+            f"base_url={s['base_url'] or '(none)'} model={s['model']} "
+            f"key ({s['api_key_env']}): {s['api_key']} timeout={s['timeout']:g}s "
+            f"retries={s['max_retries']} debug_prompts={'on' if s['debug_prompts'] else 'off'}"
+        )
+    else:
+        settings_line = f"INVALID: {s['error']}"
+    file_state = "present" if s["file_exists"] else "absent"
+    lines = [
+        f"settings    {settings_line}",
+        f"            file {s['file']} ({file_state})",
+        f"model       {report['model']['message']}",
+        f"store       {report['store']['path']}: {report['store']['message']}",
+        f"curriculum  {report['curriculum']['message']}",
+        "all good" if report["ok"] else "needs attention: see the lines above",
+    ]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    report = gather()
+    print(json.dumps(report, indent=2) if args.json else render(report))
+    return 0 if report["ok"] else 1

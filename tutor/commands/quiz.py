@@ -1,0 +1,161 @@
+"""`tutor quiz audit QUIZ.json [--json]`: run the mechanical multiple-choice checks over a
+curriculum quiz bank (`{"questions": [...]}` or a bare list). Items are audited alone and in
+batches by stage. Exit 0 when every item is fit to show, 1 when any item has a high or medium
+issue (or is malformed), 2 when the file cannot be read as a quiz bank."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(sub, name: str) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        name,
+        help="audit a quiz bank with the mechanical multiple-choice checks",
+        description="Work with curriculum quiz banks.",
+    )
+    actions = p.add_subparsers(dest="quiz_action", metavar="ACTION", required=True)
+    audit = actions.add_parser(
+        "audit",
+        help="report every mechanical flaw of each item in QUIZ.json",
+        description="Audit each item of a quiz bank (and each stage as a batch). Exit 0 all ok, "
+        "1 issues found, 2 invalid input.",
+    )
+    audit.add_argument("quiz", type=Path, metavar="QUIZ.json")
+    audit.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    return p
+
+
+def _item_question(item: Any, index: int) -> tuple[Any, str | None]:
+    """(QuizQuestion or None, the item's own id or None) for one raw bank item."""
+    from pydantic import ValidationError
+
+    from tutor.gates.envelopes import QuizQuestion
+
+    if not isinstance(item, dict):
+        return None, None
+    raw_id = item.get("id")
+    own_id = raw_id if isinstance(raw_id, str) and raw_id else None
+    correct = item.get("correct")
+    options = item.get("options")
+    if (
+        not isinstance(item.get("question"), str)
+        or not isinstance(options, list)
+        or not all(isinstance(o, str) for o in options)
+        or not isinstance(correct, int)
+        or isinstance(correct, bool)
+    ):
+        return None, own_id
+    try:
+        q = QuizQuestion(
+            id=own_id or f"item-{index}",
+            type="mcq",
+            question=item["question"],
+            options=options,
+            correct_index=correct,
+        )
+    except ValidationError:
+        return None, own_id
+    return q, own_id
+
+
+def key_is_single_longest(options: list[str], key: int) -> bool:
+    lengths = [len(o.strip()) for o in options]
+    if not 0 <= key < len(lengths):
+        return False
+    return all(n < lengths[key] for i, n in enumerate(lengths) if i != key)
+
+
+def audit_bank(data: Any) -> dict[str, Any]:
+    """The report for one quiz bank. Raises TutorError when `data` is not a quiz bank."""
+    from tutor.errors import TutorError
+    from tutor.gates.mcq import audit_batch, audit_item
+
+    if isinstance(data, dict) and isinstance(data.get("questions"), list):
+        raw_items = data["questions"]
+    elif isinstance(data, list):
+        raw_items = data
+    else:
+        raise TutorError('a quiz bank is a JSON list of items or {"questions": [...]}')
+
+    items: list[dict[str, Any]] = []
+    batches: dict[str, list[tuple[int, Any]]] = defaultdict(list)
+    by_code: Counter[str] = Counter()
+    longest = 0
+    for index, raw in enumerate(raw_items):
+        q, own_id = _item_question(raw, index)
+        entry: dict[str, Any] = {"index": index, "id": own_id, "ok": True, "codes": []}
+        items.append(entry)
+        if q is None:
+            entry["ok"] = False
+            entry["codes"] = ["M00"]
+            continue
+        for issue in audit_item(q):
+            _add(entry, issue)
+        if q.correct_index is not None and key_is_single_longest(q.options, q.correct_index):
+            longest += 1
+        stage = raw.get("stage") if isinstance(raw.get("stage"), str) else ""
+        batches[stage].append((index, q))
+    for batch in batches.values():
+        by_id: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for index, q in batch:
+            by_id[q.id].append(items[index])
+        for issue in audit_batch([q for _, q in batch]):
+            for entry in by_id[issue.id]:
+                _add(entry, issue)
+    for entry in items:
+        by_code.update(entry["codes"])
+    total = len(items)
+    ok = sum(1 for e in items if e["ok"])
+    summary = {
+        "items": total,
+        "ok": ok,
+        "not_ok": total - ok,
+        "by_code": dict(sorted(by_code.items())),
+        "key_single_longest": longest,
+        "key_single_longest_pct": round(100 * longest / total, 1) if total else 0.0,
+        "length_leak_flagged": by_code.get("M04", 0),
+    }
+    return {"items": items, "summary": summary}
+
+
+def _add(entry: dict[str, Any], issue: Any) -> None:
+    if issue.code and issue.code not in entry["codes"]:
+        entry["codes"].append(issue.code)
+    if issue.severity in ("high", "medium"):
+        entry["ok"] = False
+
+
+def run(args: argparse.Namespace) -> int:
+    from tutor.errors import TutorError
+
+    try:
+        text = args.quiz.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TutorError(f"cannot read the quiz bank {args.quiz}: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TutorError(f"the quiz bank {args.quiz} is not valid JSON: {exc}") from None
+    report = audit_bank(data)
+    summary = report["summary"]
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        for entry in report["items"]:
+            print(json.dumps(entry))
+        codes = ", ".join(f"{c} {n}" for c, n in summary["by_code"].items()) or "none"
+        print(
+            f"summary: {summary['items']} items, {summary['ok']} ok, {summary['not_ok']} not ok; "
+            f"codes: {codes}"
+        )
+        print(
+            f"summary: the key is the single longest option in {summary['key_single_longest']} "
+            f"items ({summary['key_single_longest_pct']}%); length leak flagged (M04) in "
+            f"{summary['length_leak_flagged']}"
+        )
+    return 0 if summary["not_ok"] == 0 else 1

@@ -1,0 +1,115 @@
+"""Every turn the engine shows goes through here: envelope → verifier → receipt → checker.
+
+With no model (or a model that fails) the deterministic verifier decides what it can and marks
+the rest UNVERIFIED; the local checker has the last word. Receipts are kept in the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from learning_system.store import Store
+from tutor.gates import offline_verifier
+from tutor.gates.audit import save_receipt
+from tutor.gates.checker import Block, Emit, check_turn
+from tutor.gates.digest_view import GateDigest
+from tutor.gates.envelopes import (
+    Claim,
+    Envelope,
+    FactCheckEnvelope,
+    GradeAuditEnvelope,
+    ProposedGrade,
+    QuizAuditEnvelope,
+    QuizQuestion,
+)
+from tutor.gates.receipts import MAX_CYCLES, Receipt, make_receipt
+from tutor.gates.turns import Turn
+from tutor.gates.verdicts import FactCheckVerdict, Verdict
+
+Outcome = Emit | Block
+
+
+class Gatekeeper:
+    def __init__(self, store: Store, digest: GateDigest, provider=None) -> None:
+        self.store = store
+        self.digest = digest
+        self.provider = None if provider is None or getattr(provider, "offline", True) else provider
+
+    def _verify(self, envelope: Envelope) -> tuple[Verdict, str]:
+        if self.provider is None:
+            return offline_verifier.verify(envelope), "offline"
+        try:
+            return asyncio.run(self.provider.verify(envelope)), "model"
+        except Exception as exc:  # the verifier could not run: UNVERIFIED, never a pass
+            return offline_verifier.unverified(envelope, f"verifier failed: {exc}"), "none"
+
+    def _receipt(self, message_id: str, envelope: Envelope, cycles: int = 0) -> Receipt:
+        verdict, verifier = self._verify(envelope)
+        receipt = make_receipt(message_id, envelope, verdict, cycles, verifier)  # type: ignore[arg-type]
+        save_receipt(self.store, receipt)
+        return receipt
+
+    def _check(self, turn: Turn, receipts: Sequence[Receipt]) -> Outcome:
+        return check_turn(turn, list(receipts), self.digest)
+
+    def ask(self, message_id: str, content: str, questions: list[QuizQuestion], purpose: str,
+            concept: str, excerpt: str) -> Outcome:
+        envelope = QuizAuditEnvelope(
+            questions_json=questions, purpose=purpose, concept=concept,  # type: ignore[arg-type]
+            bloom_levels=sorted({q.target_bloom or "understand" for q in questions}),
+            source_excerpt=excerpt,
+        )
+        receipt = self._receipt(message_id, envelope)
+        turn = Turn(message_id=message_id, kind="ask", content=content, questions=questions)
+        return self._check(turn, [receipt])
+
+    def teach(self, message_id: str, content: str, claims: list[str], sources: list[str],
+              excerpt: str, context: str = "") -> Outcome:
+        """Fact-check exactly this draft; fold corrections in, re-checking only corrected
+        claims, for at most MAX_CYCLES cycles."""
+        claim_models = [Claim(id=f"c{n + 1}", claim=c) for n, c in enumerate(claims)]
+        rendered = content
+        cycles = 0
+        while True:
+            envelope = FactCheckEnvelope(
+                claims=claim_models, rendered_content=rendered, source_urls=sources,
+                reference_excerpt=excerpt, context=context,
+            )
+            verdict, verifier = self._verify(envelope)
+            corrections = {}
+            if isinstance(verdict, FactCheckVerdict):
+                corrections = {v.id: v.corrected_claim for v in verdict.claims
+                               if v.verdict == "ISSUES" and v.corrected_claim}
+            if not corrections or cycles >= MAX_CYCLES:
+                break
+            emitted = rendered
+            for claim in claim_models:
+                if claim.id in corrections:
+                    emitted = emitted.replace(claim.claim, corrections[claim.id])
+            # the next cycle checks the corrected draft and only its corrected claims
+            claim_models = [Claim(id=cid, claim=text) for cid, text in corrections.items()]
+            rendered = emitted
+            cycles += 1
+        receipt = make_receipt(message_id, envelope, verdict, cycles, verifier)  # type: ignore[arg-type]
+        save_receipt(self.store, receipt)
+        emitted = rendered
+        if isinstance(verdict, FactCheckVerdict):
+            for v in verdict.claims:
+                if v.verdict == "ISSUES" and v.corrected_claim:
+                    original = next(c.claim for c in claim_models if c.id == v.id)
+                    emitted = emitted.replace(original, v.corrected_claim)
+        turn = Turn(message_id=message_id, kind="teach", content=emitted, claims=claim_models)
+        return self._check(turn, [receipt])
+
+    def grade(self, message_id: str, content: str, item: QuizQuestion, answer: str,
+              passed: bool, excerpt: str, rubric: list[str] | None = None,
+              error_type: str | None = None) -> Outcome:
+        envelope = GradeAuditEnvelope(
+            item=item, learner_answer=answer,
+            proposed_grade=ProposedGrade(passed=passed, error_type=error_type),  # type: ignore[arg-type]
+            rubric=rubric or [], reference_excerpt=excerpt,
+        )
+        receipt = self._receipt(message_id, envelope)
+        turn = Turn(message_id=message_id, kind="grade", content=content, questions=[item])
+        return self._check(turn, [receipt])

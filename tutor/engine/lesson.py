@@ -1,0 +1,519 @@
+"""One lesson as a script: prior → probe → plan → teach → end-of-lesson quiz → pending ingest.
+
+The script is a generator: it yields a Prompt and receives the learner's Action. It is
+deterministic given its inputs and its memos (anything read from the store or made by a model is
+memoised in the session's event log), so replaying the recorded actions lands exactly where the
+learner stopped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Generator
+from typing import Any
+
+from learning_system.curriculum import Curriculum, Lesson, QuizItem, Section
+from tutor.engine import items as bank
+from tutor.engine import prior
+from tutor.engine.gatekeeper import Gatekeeper
+from tutor.engine.items import Presented
+from tutor.engine.turns import ERROR_TYPES, Action, Prompt
+from tutor.gates.checker import Block, Emit
+
+Script = Generator[Prompt, Action, None]
+SKIP_SECTIONS = {"learning objectives", "further reading", "exercises", "ship it"}
+MAX_STRAND_MCQ = 8
+MIN_STRAND_MCQ = 3
+QUIZ_SIZE = 5
+CATCH_UP_STRANDS = 3
+FEYNMAN_RUBRIC = [
+    "says what it is in your own words",
+    "says when and why it is used",
+    "says how it differs from its nearest neighbour",
+    "gives one concrete example",
+]
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(`])")
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:48]
+
+
+def concept_id(lesson: Lesson) -> str:
+    return f"{slug(lesson.id).replace('-', '')}-{slug(lesson.title)}"
+
+
+def key_sentences(text: str, n: int = 2) -> list[str]:
+    """The first prose sentences of a section: its load-bearing claims, quoted verbatim."""
+    out = []
+    for para in re.split(r"\n\s*\n", text):
+        p = para.strip()
+        if not p or p.startswith(("#", "```", "|", "-", "*", ">", "    ")) or len(p) < 40:
+            continue
+        for sentence in _SENTENCE.split(" ".join(p.split())):
+            if 30 <= len(sentence) <= 300 and sentence not in out:
+                out.append(sentence)
+            if len(out) >= n:
+                return out
+    return out
+
+
+class LessonScript:
+    """Holds the session's context; `run()` is the generator."""
+
+    def __init__(self, *, session_id: str, lesson: Lesson, curriculum: Curriculum,
+                 digest: dict[str, Any], gate: Gatekeeper, memo: Callable[[str, Callable], Any],
+                 record: Callable[[str, dict[str, Any]], None], drafter=None) -> None:
+        self.session_id = session_id
+        self.lesson = lesson
+        self.curriculum = curriculum
+        self.digest = digest
+        self.gate = gate
+        self.memo = memo
+        self.record = record  # (kind, data) → attempt / mistake / note written durably
+        self.drafter = drafter
+        self.concept = concept_id(lesson)
+        self.primary = next((s["url"] for s in digest.get("sources", [])
+                             if s.get("kind") == "primary"), str(lesson.doc_path))
+        self.asked: set[str] = set()
+        self.verdicts: dict[str, str] = {}
+        self.plan_titles: list[str] = []
+        self.taught: list[dict[str, Any]] = []
+        self.position = ""
+        self._n = 0
+
+    # helpers ------------------------------------------------------------------------------
+    def mid(self, label: str) -> str:
+        self._n += 1
+        return f"{self.session_id}:{self._n}:{label}"
+
+    def read(self, stage: str, title: str, content: str, message_id: str | None = None,
+             **kw: Any) -> Script:
+        action = yield Prompt(kind="read", message_id=message_id or self.mid(stage), stage=stage,
+                              title=title, position=self.position, content=content, **kw)
+        return action
+
+    def show(self, stage: str, title: str, outcome: Emit) -> Script:
+        """Show a turn that passed its gate, under the message id its receipts are bound to."""
+        return (yield from self.read(stage, title, outcome.content, outcome.message_id,
+                                     unverified=outcome.unverified, flags=outcome.flags))
+
+    def notice_blocked(self, stage: str, title: str, outcome: Block) -> Script:
+        self.record("note", {"kind": "withheld", "code": outcome.code, "reason": outcome.reason})
+        return (yield from self.read(stage, title, "", banner=outcome.banner + ". Continue with "
+                                     "the next step, or review the source."))
+
+    # the lesson ------------------------------------------------------------------------------
+    def run(self) -> Script:
+        strands = self.strands()
+        yield from self.prior_step(strands)
+        yield from self.probe(strands)
+        steps = self.plan(strands)
+        yield from self.plan_step(steps)
+        for n, step in enumerate(steps, 1):
+            self.position = f"step {n}/{len(steps)}"
+            yield from self.teach_step(step, n, len(steps), steps[n] if n < len(steps) else None)
+        self.position = "end-of-lesson quiz"
+        yield from self.quiz()
+        self.position = "done"
+        self.record("finish", {"verdicts": self.verdicts, "plan": self.plan_titles,
+                               "taught": self.taught})
+        yield Prompt(kind="done", message_id=self.mid("done"), stage="done",
+                     title=f"{self.lesson.id} {self.lesson.title}", position="done",
+                     content=f"Lesson complete: {self.lesson.title}. Your answers and mistakes "
+                     "are saved; run `tutor review` when they come due.")
+
+    # strands: one per prerequisite lesson, else the lesson's own starting point ----------------
+    def strands(self) -> list[dict[str, Any]]:
+        out = []
+        for ref in self.lesson.prerequisites:
+            try:
+                pre = self.curriculum.lesson(ref)
+            except LookupError:
+                continue
+            if pre.quiz:
+                out.append({"name": pre.title, "lesson": pre, "concept": concept_id(pre),
+                            "items": pre.quiz})
+        if not out:
+            own = [q for q in self.lesson.quiz if q.stage == "pre"] or self.lesson.quiz[:4]
+            out.append({"name": f"starting point for {self.lesson.title}", "lesson": self.lesson,
+                        "concept": self.concept, "items": own})
+        return out
+
+    def prior_step(self, strands: list[dict[str, Any]]) -> Script:
+        self.position = "prior"
+        prereqs = self.digest.get("prereqs") or [
+            {"concept": s["name"], "keywords": slug(s["name"]).split("-")} for s in strands]
+
+        def compute() -> list[dict[str, str]]:
+            keywords = [k for p in prereqs for k in p.get("keywords", [])]
+            return prior.hypothesis(prereqs, prior.search(self.gate.store, keywords))
+
+        table = self.memo("prior", compute)
+        self.record("note", {"kind": "prior", "hypothesis": table})
+        lines = ["Before we start: what your records suggest (a hypothesis — the probe decides)",
+                 ""]
+        lines += [f"  {r['prerequisite'][:34]:<34} {r['evidence'][:34]:<34} {r['plan']}"
+                  for r in table]
+        yield from self.read("prior", "Prior", "\n".join(lines))
+
+    # probe ----------------------------------------------------------------------------------
+    def probe(self, strands: list[dict[str, Any]]) -> Script:
+        if len(strands) >= CATCH_UP_STRANDS:
+            pooled: list[QuizItem] = []
+            for s in strands:
+                pooled += bank.broad_to_narrow(s["items"])[:3]
+            strands = [{"name": "catch-up across " + ", ".join(s["name"] for s in strands),
+                        "lesson": self.lesson, "concept": self.concept, "items": pooled,
+                        "catch_up": len(strands)}]
+        for n, strand in enumerate(strands, 1):
+            yield from self.probe_strand(strand, n, len(strands))
+
+    def _pool(self, strand: dict[str, Any]) -> list[Presented]:
+        ordered = bank.broad_to_narrow(strand["items"])
+        return bank.present(ordered, strand["lesson"], salt=self.session_id)
+
+    def probe_strand(self, strand: dict[str, Any], n: int, total: int) -> Script:
+        pool = self._pool(strand)
+        choice = [p for p in pool if p.type in ("mcq", "numeric")]
+        recall = [p for p in pool if p.type == "free_recall"]
+        # too few gated choice items: ask converted items as free recall to reach the minimum
+        questions = choice[:MAX_STRAND_MCQ]
+        questions += recall[: max(0, MIN_STRAND_MCQ - len(questions))]
+        explain = self.explain_item(strand)
+        title = f"Probe · strand {n} of {total} · {strand['name']}"
+        answers: list[dict[str, Any]] = []
+        streak_unknown = 0
+        for q_n, item in enumerate(questions, 1):
+            self.position = f"probe · strand {n}/{total} · question {q_n}"
+            answer = yield from self.ask(item, "probe", title + f" · question {q_n}",
+                                         strand["concept"])
+            if answer is None:
+                continue
+            answers.append(answer)
+            known = answer["outcome"] == "correct" and answer["confidence"] == "sure"
+            streak_unknown = 0 if known else streak_unknown + 1
+            if len(answers) >= MIN_STRAND_MCQ and streak_unknown >= 2:
+                break  # the edge is found
+        self.position = f"probe · strand {n}/{total} · explain"
+        free = yield from self.ask(explain, "probe", title + " · in your own words",
+                                   strand["concept"])
+        self.position = f"probe · strand {n}/{total} · results"
+        yield from self.results(strand, title, answers, free)
+
+    def explain_item(self, strand: dict[str, Any]) -> Presented:
+        lesson: Lesson = strand["lesson"]
+        reference = lesson.motto or (lesson.objectives[0] if lesson.objectives else lesson.title)
+        math = any(i.type == "numeric" for i in lesson.quiz)
+        what = ("the key insight behind" if math else "in your own words:")
+        return Presented(
+            id=f"{concept_id(lesson)}-explain", lesson_id=lesson.id, type="free_recall",
+            question=f"Explain {what} {strand['name']}.", reference=reference,
+            bloom="understand", stage="pre",
+        )
+
+    def ask(self, item: Presented, purpose: str, title: str, concept: str,
+            feedback: bool = False) -> Generator[Prompt, Action, dict[str, Any] | None]:
+        """Ask one gated item; record the answer (not yet graded when feedback is withheld)."""
+        message_id = self.mid(f"ask:{item.id}")
+        outcome = self.gate.ask(message_id, item.render(), [item.to_question()],
+                                purpose if purpose != "quiz" else "end-of-lesson quiz",
+                                concept, item.reference)
+        if isinstance(outcome, Block):
+            yield from self.notice_blocked(purpose, title, outcome)
+            return None
+        self.asked.add(item.id)
+        kind = {"mcq": "choice", "numeric": "numeric", "free_recall": "text"}[item.type]
+        action = yield Prompt(kind=kind, message_id=message_id, stage=purpose, title=title,
+                              position=self.position, content=outcome.content, item=item,
+                              needs_confidence=True, unverified=outcome.unverified,
+                              flags=outcome.flags)
+        given = action.text if item.type == "free_recall" else action.value
+        idk = action.value == "idk"
+        graded = None if idk else bank.grade(item, given)
+        result = {
+            "item": item, "answer": "idk" if idk else given,
+            "confidence": "no_idea" if idk else action.confidence,
+            "outcome": "idk" if idk else ("pending" if graded is None else
+                                          ("correct" if graded else "wrong")),
+            "attempt_id": f"{message_id}:answer", "purpose": purpose, "concept": concept,
+        }
+        if result["outcome"] != "pending":
+            self.record("attempt", result)
+        if feedback:
+            yield from self.reveal([result], title, concept)
+        return result
+
+    def reveal(self, answers: list[dict[str, Any]], title: str, concept: str) -> Script:
+        """Grade answers (self-grade for free recall), gate each grade, show it, and record
+        the mistakes with the learner's own attribution."""
+        for a in answers:
+            item: Presented = a["item"]
+            if a["outcome"] == "pending":
+                action = yield from self.read_yes_no(
+                    "results", title, f"{item.question}\n  Your answer: {a['answer']}\n"
+                    f"  Reference: {item.reference}\n\nDid your answer match the reference?")
+                a["outcome"] = "correct" if action.value == "y" else "wrong"
+                self.record("attempt", a)
+            passed = a["outcome"] == "correct"
+            shown = a["answer"]
+            if item.type == "mcq" and shown.isdigit():
+                shown = f"{int(shown) + 1}. {item.options[int(shown)]}"
+            verdict = "right" if passed else ("I don't know" if a["outcome"] == "idk" else
+                                              "not quite")
+            content = (f"{item.question}\n  You answered: {shown} ({a['confidence']})\n"
+                       f"  {verdict}. Reference: {item.reference}")
+            outcome = self.gate.grade(self.mid(f"grade:{item.id}"), content, item.to_question(),
+                                      "I don't know" if a["outcome"] == "idk" else a["answer"],
+                                      passed, item.reference)
+            if isinstance(outcome, Block):
+                yield from self.notice_blocked("results", title, outcome)
+                continue
+            yield from self.show("results", title, outcome)
+            if a["outcome"] == "wrong":
+                yield from self.attribute(a, title, a["confidence"] == "sure")
+
+    def read_yes_no(self, stage: str, title: str, content: str) -> Script:
+        return (yield Prompt(kind="yes_no", message_id=self.mid(stage), stage=stage,
+                             title=title, position=self.position, content=content))
+
+    def attribute(self, answer: dict[str, Any], title: str, confident: bool) -> Script:
+        action = yield Prompt(
+            kind="error_type", message_id=self.mid("mistake"), stage="mistake", title=title,
+            position=self.position,
+            content="What kind of slip was it?  1 structural  2 deviation  3 application  "
+                    "4 metacognitive\nThen, in your words, what happened?")
+        self.record("mistake", {**answer, "error_type": ERROR_TYPES[int(action.value) - 1],
+                                "attribution": action.text, "retest_early": confident})
+
+    def results(self, strand: dict[str, Any], title: str, answers: list[dict[str, Any]],
+                free: dict[str, Any] | None) -> Script:
+        title = title + " · results"
+        everything = answers + ([free] if free else [])
+        yield from self.reveal(everything, title, strand["concept"])
+        evidence = []
+        misconception = False
+        why_done = False
+        for a in answers:
+            item: Presented = a["item"]
+            row = {"item": item.id, "answer": a["answer"], "confidence": a["confidence"],
+                   "outcome": a["outcome"], "follow_up": ""}
+            if a["outcome"] == "correct" and a["confidence"] == "hunch":
+                row["follow_up"] = yield from self.reprobe(strand, item, title)
+            elif (a["outcome"] == "correct" and a["confidence"] == "sure" and not why_done
+                  and item.bloom in ("apply", "analyze", "evaluate", "create")):
+                why_done = True
+                sound = yield from self.why(a, title)
+                row["follow_up"] = "why: sound" if sound else "why: misconception"
+                misconception |= not sound
+            evidence.append(row)
+        known = [r for r in evidence if r["outcome"] == "correct" and (
+            r["confidence"] == "sure" or r["follow_up"] == "re-probe: right")]
+        recall_ok = free is None or free["outcome"] == "correct"
+        if not evidence:
+            verdict = "unknown" if not recall_ok else "unstable"
+        elif len(known) == len(evidence) and recall_ok and not misconception:
+            verdict = "solid"
+        elif len(known) * 2 < len(evidence):
+            verdict = "unknown"
+        else:
+            verdict = "unstable"
+        self.verdicts[strand["name"]] = verdict
+        self.record("note", {"kind": "verdict", "strand": strand["name"], "verdict": verdict,
+                             "evidence": evidence})
+        lines = [f"Verdict for {strand['name']}: {verdict}", ""]
+        lines += [f"  {r['item']:<22} {r['answer'][:18]:<18} {r['confidence'] or '':<8} "
+                  f"{r['outcome']:<8} {r['follow_up']}" for r in evidence]
+        yield from self.read("results", title, "\n".join(lines))
+
+    def reprobe(self, strand: dict[str, Any], item: Presented, title: str) -> Script:
+        """Right but a hunch: one more item on the same concept, worded differently."""
+        spare = [p for p in self._pool(strand) if p.id not in self.asked]
+        if self.drafter is not None:
+            made = self.memo(f"reprobe:{item.id}", lambda: self.drafter.isomorphic(item))
+            if made:
+                spare.insert(0, Presented.model_validate(made))
+        if not spare:
+            return "re-probe: none available offline"
+        yield from self.read("results", title, "You were right but tagged it a hunch: one more, "
+                             "worded differently.")
+        again = yield from self.ask(spare[0], "probe", title + " · re-probe", strand["concept"],
+                                    feedback=True)
+        return "re-probe: right" if again and again["outcome"] == "correct" else "re-probe: wrong"
+
+    def why(self, answer: dict[str, Any], title: str) -> Script:
+        item: Presented = answer["item"]
+        action = yield Prompt(kind="text", message_id=self.mid("why"), stage="results",
+                              title=title, position=self.position,
+                              content=f"You were sure about: {item.question}\nWhy? "
+                              "Give your reasoning in a sentence or two.")
+        check = yield from self.read_yes_no(
+            "results", title, f"Your reasoning: {action.text}\nReference: {item.reference}\n\n"
+            "Does your reasoning match the reference?")
+        sound = check.value == "y"
+        why = {**answer, "answer": action.text, "attempt_id": answer["attempt_id"] + ":why",
+               "outcome": "correct" if sound else "wrong", "purpose": "why"}
+        self.record("attempt", why)
+        if not sound:
+            self.record("mistake", {**why, "error_type": "structural",
+                                    "attribution": "misconception: " + action.text,
+                                    "retest_early": True})
+        return sound
+
+    # plan -----------------------------------------------------------------------------------
+    def plan(self, strands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        steps = []
+        for s in strands:
+            if self.verdicts.get(s["name"], "solid") != "solid" and s["lesson"] is not self.lesson:
+                sec = self._teaching_sections(s["lesson"])[:1]
+                if sec:
+                    steps.append({"title": f"refresh: {s['name']}", "section": sec[0],
+                                  "lesson": s["lesson"]})
+        for sec in self._teaching_sections(self.lesson):
+            steps.append({"title": sec.title, "section": sec, "lesson": self.lesson})
+        return steps
+
+    @staticmethod
+    def _teaching_sections(lesson: Lesson) -> list[Section]:
+        """Each `##` section with its subsections, in order, when it has prose to teach from."""
+        out = []
+        for s in lesson.sections:
+            if s.level != 2 or s.title.lower() in SKIP_SECTIONS:
+                continue
+            text = lesson.section_text(s.title) or s.text
+            if key_sentences(text, 1):
+                out.append(Section(title=s.title, level=2, text=text))
+        return out
+
+    def plan_step(self, steps: list[dict[str, Any]]) -> Script:
+        self.position = "plan"
+        self.plan_titles = [s["title"] for s in steps]
+        goal = self.lesson.objectives[0] if self.lesson.objectives else self.lesson.title
+        lines = [f'Your path to "{goal}"', ""]
+        lines += [f"  {'✓' if v == 'solid' else '◆'} {name} ({v})"
+                  for name, v in self.verdicts.items()]
+        claims, excerpts = [], []
+        for s in steps:
+            first = key_sentences(s["section"].text, 1)[0]
+            where = "primary" if s["lesson"] is self.lesson else s["lesson"].id
+            lines.append(f"  ◆ {s['title']} ...... {where} §{s['section'].title}")
+            lines.append(f"      {first}")
+            claims.append(first)
+            excerpts.append(first)
+        content = "\n".join(lines)
+        outcome = self.gate.teach(self.mid("plan"), content, claims, self._sources(steps),
+                                  "\n\n".join(excerpts), context="lesson plan")
+        self.record("note", {"kind": "plan", "steps": self.plan_titles})
+        if isinstance(outcome, Block):
+            yield from self.notice_blocked("plan", "Plan", outcome)
+            return
+        yield from self.show("plan", "Plan", outcome)
+
+    def _sources(self, steps: list[dict[str, Any]]) -> list[str]:
+        urls = [self.primary]
+        for s in steps:
+            if s["lesson"] is not self.lesson and s["lesson"].doc_path:
+                key = str(s["lesson"].doc_path)
+                if key in self.gate.digest.sources and key not in urls:
+                    urls.append(key)
+        return urls
+
+    # teach ----------------------------------------------------------------------------------
+    def external_for(self, n: int) -> dict[str, Any] | None:
+        ok = [s for s in self.digest.get("sources", []) if s.get("kind") != "primary"
+              and s.get("status") in ("ok", "changed", "new") and s.get("excerpt")]
+        return ok[(n - 1) % len(ok)] if ok else None
+
+    def compile_step(self, step: dict[str, Any], n: int) -> dict[str, Any]:
+        """Offline: the step is the source's own section with its provenance, not generated."""
+        section = step["section"]
+        where = ("primary" if step["lesson"] is self.lesson else step["lesson"].id)
+        parts = [f"[source: {where} §{section.title}]", "", section.text.strip()]
+        excerpt = [section.text]
+        sources = [self.primary if step["lesson"] is self.lesson else str(step["lesson"].doc_path)]
+        ext = self.external_for(n)
+        if ext:
+            parts += ["", f"[external: {ext.get('title') or ext['url']}]", ext["excerpt"]]
+            excerpt.append(ext["excerpt"])
+            sources.append(ext["url"])
+        claims = key_sentences(section.text, 2)
+        if ext:
+            claims += key_sentences(ext["excerpt"], 1)
+        return {"content": "\n".join(parts), "claims": claims, "sources": sources,
+                "excerpt": "\n\n".join(excerpt)}
+
+    def prepare_step(self, step: dict[str, Any], n: int) -> tuple[dict[str, Any], Any]:
+        """Draft step n (compiled offline, or by the model) and pass it through fact_check."""
+        def draft() -> dict[str, Any]:
+            compiled = self.compile_step(step, n)
+            return (self.drafter.draft(step, compiled) if self.drafter else None) or compiled
+
+        made = self.memo(f"step:{n}", draft)
+        outcome = self.gate.teach(f"{self.session_id}:teach:{n}", made["content"], made["claims"],
+                                  made["sources"], made["excerpt"], context=step["title"])
+        return made, outcome
+
+    def teach_step(self, step: dict[str, Any], n: int, total: int,
+                   upcoming: dict[str, Any] | None) -> Script:
+        if self.drafter is not None and upcoming is not None:
+            self.drafter.prefetch(f"step:{n + 1}", lambda: self.prepare_step(upcoming, n + 1))
+        prepared = self.drafter.take(f"step:{n}") if self.drafter is not None else None
+        made, outcome = prepared or self.prepare_step(step, n)
+        title = f"Step {n}/{total} · {step['title']}"
+        if isinstance(outcome, Block):
+            yield from self.notice_blocked("teach", title, outcome)
+            return
+        self.taught.append({"step_id": outcome.message_id, "title": step["title"],
+                            "content": outcome.content, "sources": made["sources"],
+                            "unverified": outcome.unverified})
+        action = yield from self.show("teach", title, outcome)
+        if action.kind == "skip":
+            self.record("note", {"kind": "skipped", "step": step["title"]})
+            return
+        yield from self.checkpoint(step, n, total)
+
+    def checkpoint(self, step: dict[str, Any], n: int, total: int) -> Script:
+        title = f"Step {n}/{total} · checkpoint"
+        if n == total and self.lesson.type.lower() in ("learn", "concept", "design", ""):
+            yield from self.feynman(title)
+            return
+        checks = [p for p in bank.present([q for q in self.lesson.quiz if q.stage == "check"],
+                                          self.lesson, salt=self.session_id)
+                  if p.id not in self.asked and p.type in ("mcq", "numeric")]
+        if checks:
+            yield from self.ask(checks[0], "checkpoint", title, self.concept, feedback=True)
+
+    def feynman(self, title: str) -> Script:
+        action = yield Prompt(
+            kind="text", message_id=self.mid("feynman"), stage="checkpoint", title=title,
+            position=self.position,
+            content=f"Explain {self.lesson.title} back, as if to a friend. A good explanation:\n"
+            + "\n".join(f"  {n}. {r}" for n, r in enumerate(FEYNMAN_RUBRIC, 1)))
+        hits = []
+        for n, rule in enumerate(FEYNMAN_RUBRIC, 1):
+            check = yield from self.read_yes_no(
+                "checkpoint", title, f"Your explanation: {action.text}\n\nDoes it {rule}? "
+                f"({n} of {len(FEYNMAN_RUBRIC)})")
+            if check.value == "y":
+                hits.append(rule)
+        passed = len(hits) == len(FEYNMAN_RUBRIC)
+        self.record("attempt", {"attempt_id": self.mid("feynman-attempt"), "purpose": "feynman",
+                                "answer": action.text, "outcome": "correct" if passed else
+                                "wrong", "confidence": None, "concept": self.concept,
+                                "feynman": passed, "item": None, "rubric_hits": hits})
+
+    # end-of-lesson quiz ------------------------------------------------------------------------
+    def quiz(self) -> Script:
+        post = [q for q in self.lesson.quiz if q.stage == "post"] or self.lesson.quiz
+        pool = [p for p in bank.present(post, self.lesson, salt=self.session_id + "quiz")
+                if p.id not in self.asked]
+        pool.sort(key=lambda p: p.type == "free_recall")
+        title = f"End-of-lesson quiz · {self.lesson.title}"
+        answers = []
+        for n, item in enumerate(pool[:QUIZ_SIZE], 1):
+            self.position = f"quiz · question {n}"
+            a = yield from self.ask(item, "quiz", title + f" · question {n}", self.concept)
+            if a:
+                answers.append(a)
+        if answers:
+            yield from self.reveal(answers, title + " · results", self.concept)

@@ -1,0 +1,75 @@
+"""Which session `tutor continue` opens, with which model, and what happens after a lesson."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from learning_system.curriculum import Curriculum
+from learning_system.store import Store
+from tutor.engine.session import ReplayError, Session
+from tutor.errors import TutorError
+
+
+def model_provider(store: Store):
+    """The configured model provider, or None to run on the embedded offline default."""
+    from tutor.llm import make_provider
+    from tutor.llm.recorder import StoreRecorder
+
+    provider = make_provider(recorder=StoreRecorder(store))
+    return None if getattr(provider, "offline", True) else provider
+
+
+def open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | None = None,
+                 offline: bool = False, progress: Callable[[str], None] | None = None
+                 ) -> Session | None:
+    """Resume the latest unfinished session of this curriculum, else start the next lesson
+    (or the one asked for). None when the curriculum is finished."""
+    provider = model_provider(store)
+    drafter = None
+    if provider is not None:
+        from tutor.engine.drafter import Drafter
+
+        drafter = Drafter(provider)
+    latest = store.latest_session(curriculum=str(curriculum.root))
+    if lesson_ref is None and latest is not None and latest["status"] != "done":
+        try:
+            session = Session.resume(store, curriculum, latest, provider=provider,
+                                     drafter=drafter)
+            session.resumed = True
+            return session
+        except (ReplayError, LookupError) as exc:
+            store.save_session(latest["id"], latest["lesson_id"], latest["curriculum"],
+                               "abandoned", latest["position"], latest["state"])
+            if progress:
+                progress(f"Could not resume {latest['lesson_id']} ({exc}); starting it afresh. "
+                         "Your earlier answers stay in your records.")
+            lesson_ref = latest["lesson_id"]
+    if lesson_ref is not None:
+        try:
+            lesson = curriculum.lesson(lesson_ref)
+        except LookupError as exc:
+            raise TutorError(str(exc)) from None
+    else:
+        done = store.latest_session(curriculum=str(curriculum.root), status="done")
+        lesson = curriculum.next_lesson(done["lesson_id"] if done else None)
+        if lesson is None:
+            return None
+    return Session.start(store, curriculum, lesson, provider=provider, drafter=drafter,
+                         offline=offline, progress=progress)
+
+
+def after_lesson(store: Store, curriculum: Curriculum, session: Session) -> list[str]:
+    """Hand the lesson to the Clerk and say what comes next."""
+    lines = []
+    try:
+        from tutor.clerk.ingest import ingest_pending
+
+        for result in ingest_pending(store, provider=None):
+            reasons = "; ".join(result.reasons)
+            lines.append(f"Records: {result.status}" + (f" ({reasons})" if reasons else ""))
+    except ImportError:
+        lines.append("Records: the lesson outcome waits for the Clerk (`tutor ingest`).")
+    upcoming = curriculum.next_lesson(session.lesson.id)
+    lines.append(f"Next: {upcoming.id} {upcoming.title} — run `tutor continue`." if upcoming
+                 else f"You have finished {curriculum.name}.")
+    return lines

@@ -1,0 +1,218 @@
+"""A tutoring session: the lesson script, its durable event log, and resume by replay.
+
+Every learner action is appended to the store (committed) before the engine moves on, and so is
+anything non-deterministic the script used (memos: the prior's search result, model drafts).
+Resuming replays the log through the same script and lands on the same prompt.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from learning_system import ledger
+from learning_system.curriculum import Curriculum, Lesson
+from learning_system.store import Store, iso
+from tutor.engine.gatekeeper import Gatekeeper
+from tutor.engine.ingest import IngestConcept, PendingIngest, TaughtStep
+from tutor.engine.items import Presented
+from tutor.engine.lesson import LessonScript, concept_id
+from tutor.engine.sources import gate_digest, lesson_digest
+from tutor.engine.turns import Action, Prompt, check_action
+
+
+class ReplayError(Exception):
+    """The recorded session no longer fits the script (e.g. the curriculum changed)."""
+
+
+class Session:
+    def __init__(self, store: Store, curriculum: Curriculum, lesson: Lesson, session_id: str,
+                 digest: dict[str, Any], provider=None, drafter=None) -> None:
+        self.store = store
+        self.curriculum = curriculum
+        self.lesson = lesson
+        self.id = session_id
+        self.digest = digest
+        self.drafter = drafter
+        self.resumed = False
+        self._lock = threading.Lock()
+        events = store.events(session_id)
+        self._memos = {e["payload"]["key"]: e["payload"]["value"] for e in events
+                       if e["kind"] == "memo"}
+        self._seq = (events[-1]["seq"] + 1) if events else 0
+        self._notes = 0
+        gate = Gatekeeper(store, gate_digest(digest, lesson, curriculum), provider)
+        self.script = LessonScript(
+            session_id=session_id, lesson=lesson, curriculum=curriculum, digest=digest,
+            gate=gate, memo=self._memo, record=self._record, drafter=drafter,
+        )
+        self._gen = self.script.run()
+        self.prompt: Prompt = next(self._gen)
+        for e in events:
+            if e["kind"] != "action":
+                continue
+            action = Action.model_validate(e["payload"])
+            try:
+                check_action(self.prompt, action)
+            except ValueError as exc:
+                raise ReplayError(f"recorded action {e['seq']} no longer fits: {exc}") from None
+            self.prompt = self._gen.send(action)
+        self._save("active" if self.prompt.kind != "done" else "done")
+
+    # starting and resuming --------------------------------------------------------------------
+    @classmethod
+    def start(cls, store: Store, curriculum: Curriculum, lesson: Lesson, *, provider=None,
+              drafter=None, offline: bool = True, progress: Callable[[str], None] | None = None
+              ) -> Session:
+        digest = lesson_digest(store, curriculum, lesson, offline=offline, progress=progress,
+                               provider=provider)
+        session_id = f"s-{concept_id(lesson)[:24]}-{uuid.uuid4().hex[:8]}"
+        store.save_session(session_id, lesson.id, str(curriculum.root), "active", "prior",
+                           {"digest_id": digest["id"]})
+        return cls(store, curriculum, lesson, session_id, digest, provider, drafter)
+
+    @classmethod
+    def resume(cls, store: Store, curriculum: Curriculum, row: dict[str, Any], *, provider=None,
+               drafter=None) -> Session:
+        lesson = curriculum.lesson(row["lesson_id"])
+        digest = store.digest(row["state"].get("digest_id", "")) or {}
+        if not digest:
+            raise ReplayError("the session's digest is missing from the store")
+        return cls(store, curriculum, lesson, row["id"], digest, provider, drafter)
+
+    # acting ---------------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self.prompt.kind == "done"
+
+    def act(self, action: Action) -> Prompt:
+        """Validate, persist (durably), then advance. Raises InvalidAction for a wrong action."""
+        check_action(self.prompt, action)
+        if action.kind == "claim":  # "I already know X": recorded; the probe still checks
+            self._notes += 1
+            self.store.add_note(f"{self.id}:claim:{self._seq}", self.id, "claimed_known",
+                                {"kind": "claimed_known", "text": action.text[:500]})
+            return self.prompt
+        self._append("action", action.model_dump(exclude_defaults=True))
+        self.prompt = self._gen.send(action)
+        self._save("done" if self.done else "active")
+        return self.prompt
+
+    def close(self) -> None:
+        if self.drafter is not None:
+            self.drafter.close()
+
+    def pause(self) -> None:
+        if not self.done:
+            self._save("paused")
+
+    def _save(self, status: str) -> None:
+        self.store.save_session(self.id, self.lesson.id, str(self.curriculum.root), status,
+                                self.prompt.position, {"digest_id": self.digest.get("id")})
+
+    def _append(self, kind: str, payload: dict[str, Any]) -> None:
+        with self._lock:
+            self.store.append_event(self.id, self._seq, kind, payload)
+            self._seq += 1
+
+    def _memo(self, key: str, compute: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key in self._memos:
+                return self._memos[key]
+        value = compute()
+        with self._lock:
+            if key not in self._memos:
+                self._memos[key] = value
+                self.store.append_event(self.id, self._seq, "memo", {"key": key, "value": value})
+                self._seq += 1
+            return self._memos[key]
+
+    # records the Tutor may write: attempts, mistakes, notes, the pending ingest --------------
+    def _record(self, kind: str, data: dict[str, Any]) -> None:
+        if kind == "attempt":
+            item: Presented | None = data.get("item")
+            ledger.record_attempt(self.store, ledger.Attempt(
+                id=data["attempt_id"], session_id=self.id, lesson_id=self.lesson.id,
+                concept_id=data.get("concept"), item_id=item.id if item else None,
+                kind=data["purpose"], answer=str(data.get("answer", ""))[:4000],
+                outcome=data["outcome"], confidence=data.get("confidence"),
+                feynman=data.get("feynman"),
+                payload={"question": item.question if item else "",
+                         "rubric_hits": data.get("rubric_hits", [])},
+            ))
+        elif kind == "mistake":
+            item = data.get("item")
+            ledger.record_mistake(self.store, ledger.Mistake(
+                id="m:" + data["attempt_id"], attempt_id=data["attempt_id"],
+                concept_id=data.get("concept"), item_id=item.id if item else None,
+                lesson_id=self.lesson.id, error_type=data["error_type"],
+                attribution=data.get("attribution", "")[:2000],
+                retest_early=bool(data.get("retest_early")),
+                item=item.model_dump(mode="json") if item else {},
+            ))
+        elif kind == "note":
+            self._notes += 1
+            self.store.add_note(f"{self.id}:note:{self._notes}", self.id, data["kind"], data)
+        elif kind == "finish":
+            self._finish(data)
+
+    def _finish(self, data: dict[str, Any]) -> None:
+        attempts = ledger.attempts(self.store, session_id=self.id)
+        mistakes = [m["id"] for m in ledger.mistakes(self.store)
+                    if m["attempt_id"].startswith(self.id + ":")]
+        by_concept: dict[str, list[str]] = {}
+        for a in attempts:
+            if a["concept_id"]:
+                by_concept.setdefault(a["concept_id"], []).append(a["id"])
+        names = {concept_id(self.lesson): self.lesson.title}
+        for ref in self.lesson.prerequisites:
+            try:
+                pre = self.curriculum.lesson(ref)
+                names[concept_id(pre)] = pre.title
+            except LookupError:
+                pass
+        verdict_by_concept = {concept_id(self.curriculum.lesson(r)): v
+                              for r in self.lesson.prerequisites
+                              for name, v in data["verdicts"].items()
+                              if self._title(r) == name}
+        concepts = [
+            IngestConcept(
+                id=cid, name=names.get(cid, cid), lesson_id=self.lesson.id,
+                kind_hint=self.lesson.type, language=", ".join(self.lesson.languages),
+                status_hint="held" if verdict_by_concept.get(cid) == "solid" else "developing",
+                evidence=ids,
+            )
+            for cid, ids in sorted(by_concept.items())
+        ]
+        glossary = {term: text for term, text in sorted(self.curriculum.glossary.items())
+                    if term.lower() in self._lesson_text().lower()}
+        pending = PendingIngest(
+            id=f"ingest:{self.id}", session_id=self.id, lesson_id=self.lesson.id,
+            lesson_title=self.lesson.title, curriculum=str(self.curriculum.root),
+            concepts=concepts, attempt_ids=[a["id"] for a in attempts], mistake_ids=mistakes,
+            glossary=glossary, verdict=data["verdicts"], plan=data["plan"],
+            taught=[TaughtStep(step_id=t["step_id"], title=t["title"], content=t["content"],
+                               sources=t["sources"], unverified=t["unverified"],
+                               receipt_ids=[r["receipt_id"] for r in
+                                            self.store.receipts_for(t["step_id"])],
+                               concept_id=concept_id(self.lesson))
+                    for t in data["taught"]],
+            created_at=iso(),
+        )
+        self.store.save_ingest(pending.id, self.id, self.lesson.id, pending.model_dump(mode="json"))
+
+    def _title(self, ref: str) -> str:
+        try:
+            return self.curriculum.lesson(ref).title
+        except LookupError:
+            return ""
+
+    def _lesson_text(self) -> str:
+        path: Path | None = self.lesson.doc_path
+        try:
+            return path.read_text(encoding="utf-8", errors="replace") if path else ""
+        except OSError:
+            return ""

@@ -1,0 +1,47 @@
+"""The session's sources: the Scout's digest of the lesson, and what the gates ground claims in."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from learning_system.curriculum import Curriculum, Lesson
+from learning_system.store import Store
+from tutor.gates.digest_view import GateDigest
+
+
+def lesson_digest(store: Store, curriculum: Curriculum, lesson: Lesson, *, offline: bool,
+                  progress: Callable[[str], None] | None = None, provider=None) -> dict[str, Any]:
+    """Prepare the lesson's digest with the Scout (stored by it) and return it as data."""
+    from tutor.scout.scout import prepare_sync
+
+    digest = prepare_sync(lesson, curriculum, store, provider=provider, offline=offline,
+                          progress=progress)
+    return digest.model_dump(mode="json")
+
+
+def _read(lesson: Lesson) -> str | None:
+    try:
+        return lesson.doc_path.read_text(encoding="utf-8", errors="replace") if lesson.doc_path \
+            else None
+    except OSError:
+        return None
+
+
+def gate_digest(digest: dict[str, Any], lesson: Lesson, curriculum: Curriculum) -> GateDigest:
+    """The digest's sources, with the full text of the lesson's own document (read now, never
+    cached) and of its prerequisite lessons, so teaching compiled from their sections is
+    grounded."""
+    from tutor.scout.digest import Digest
+
+    view = Digest.model_validate(digest).gate_view(_read(lesson)).sources
+    sources = dict(view)
+    for ref in lesson.prerequisites:
+        try:
+            pre = curriculum.lesson(ref)
+        except LookupError:
+            continue
+        text = _read(pre)
+        if text and pre.doc_path:
+            sources.setdefault(str(pre.doc_path), text)
+    return GateDigest(sources=sources)

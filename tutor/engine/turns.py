@@ -1,0 +1,83 @@
+"""What the engine shows (a Prompt) and what the learner does (an Action)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tutor.engine.items import Presented
+
+PromptKind = Literal["read", "choice", "numeric", "text", "yes_no", "error_type", "done"]
+ActionKind = Literal["next", "answer", "text", "yes_no", "error_type", "skip", "claim"]
+Confidence = Literal["sure", "hunch", "no_idea"]
+
+CONFIDENCE_KEYS = {"s": "sure", "h": "hunch", "n": "no_idea"}
+ERROR_TYPES = ("structural", "deviation", "application", "metacognitive")
+
+
+class Prompt(BaseModel):
+    """One screen. `content` is exactly the gated text; the rest is navigation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: PromptKind
+    message_id: str
+    stage: str  # prior, probe, results, plan, teach, checkpoint, quiz, done
+    title: str
+    position: str
+    content: str
+    item: Presented | None = None
+    needs_confidence: bool = False
+    unverified: list[str] = Field(default_factory=list)
+    flags: list[str] = Field(default_factory=list)
+    banner: str | None = None
+
+
+class Action(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: ActionKind
+    value: str = ""  # the chosen option index (0-based, as shown), a number, "idk", "y"/"n", 1-4
+    confidence: Confidence | None = None
+    text: str = ""  # free text: an answer, a justification, an attribution, an "I know X" claim
+
+
+class InvalidAction(ValueError):
+    """The action does not fit the prompt; the message says what is expected."""
+
+
+def check_action(prompt: Prompt, action: Action) -> None:
+    expected = {
+        "read": {"next", "skip", "claim"},
+        "choice": {"answer", "claim"},
+        "numeric": {"answer", "claim"},
+        "text": {"text"},
+        "yes_no": {"yes_no"},
+        "error_type": {"error_type"},
+        "done": set(),
+    }[prompt.kind]
+    if action.kind not in expected:
+        raise InvalidAction(f"this screen takes {', '.join(sorted(expected)) or 'no action'}")
+    if action.kind == "answer":
+        idk = action.value == "idk"
+        if prompt.kind == "choice" and not idk:
+            options = len(prompt.item.options) if prompt.item else 0
+            if not (action.value.isdigit() and 0 <= int(action.value) < options):
+                raise InvalidAction(f"choose 1–{options} (or a–d), or 0/x for I don't know")
+        if prompt.kind == "numeric" and not idk:
+            try:
+                float(action.value.replace(",", ""))
+            except ValueError:
+                raise InvalidAction("reply with a number, or x for I don't know") from None
+        if prompt.needs_confidence and not idk and action.confidence is None:
+            raise InvalidAction("tag your confidence: s sure, h hunch, n no idea")
+    if action.kind == "text" and prompt.needs_confidence and action.value != "idk":
+        if action.confidence is None:
+            raise InvalidAction("tag your confidence: s sure, h hunch, n no idea")
+        if not action.text.strip():
+            raise InvalidAction("write an answer, or x for I don't know")
+    if action.kind == "yes_no" and action.value not in ("y", "n"):
+        raise InvalidAction("answer y or n")
+    if action.kind == "error_type" and action.value not in ("1", "2", "3", "4"):
+        raise InvalidAction("choose 1 structural, 2 deviation, 3 application, 4 metacognitive")

@@ -1,0 +1,43 @@
+"""Receipts kept in the store for audit (SPEC §5). The store is passed in; its module is never
+imported here, so the gates stay free of I/O."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from pydantic import ValidationError
+
+from tutor.gates.receipts import Receipt
+
+
+class ReceiptStore(Protocol):
+    def save_receipt(
+        self, receipt_id: str, message_id: str, gate: str, outcome: str, payload: dict[str, Any]
+    ) -> None: ...
+
+    def receipts_for(self, message_id: str) -> list[dict[str, Any]]: ...
+
+
+def save_receipt(store: ReceiptStore, receipt: Receipt) -> None:
+    """Keep one receipt (idempotent: saving it twice keeps one row). `outcome` is the verdict:
+    PASS, ISSUES or UNVERIFIED."""
+    store.save_receipt(
+        receipt_id=receipt.receipt_id,
+        message_id=receipt.message_id,
+        gate=receipt.gate,
+        outcome=receipt.verdict.verdict,
+        payload=receipt.model_dump(mode="json"),
+    )
+
+
+def load_receipts(store: ReceiptStore, message_id: str) -> list[Receipt]:
+    """The receipts kept for one turn. A stored payload that is no longer a valid receipt is
+    left out, so the checker then finds the gate missing and blocks (fail closed)."""
+    out: list[Receipt] = []
+    for row in store.receipts_for(message_id):
+        payload = row.get("payload")
+        try:
+            out.append(Receipt.model_validate(payload))
+        except ValidationError:
+            continue
+    return out

@@ -1,0 +1,305 @@
+"""The local gate checker (SPEC §5): a pure function of (turn, receipts, digest) that says whether
+a turn may be shown. It is the real enforcement; model verdicts are evidence it reads.
+Every rule has a code in codes.BLOCK_CODES; the first broken rule names the block."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from tutor.gates.codes import BLOCK_CODES
+from tutor.gates.digest_view import GateDigest
+from tutor.gates.envelopes import (
+    FactCheckEnvelope,
+    GradeAuditEnvelope,
+    QuizAuditEnvelope,
+    ReviewEnvelope,
+)
+from tutor.gates.mcq import audit_all, blocking, has_key_example
+from tutor.gates.offline_verifier import expected_grade
+from tutor.gates.receipts import MAX_CYCLES, Receipt, receipt_id_ok, unverified_ids
+from tutor.gates.text import excerpt_parts, normalise
+from tutor.gates.turns import REQUIRED_GATES, Turn
+from tutor.gates.verdicts import (
+    VERDICT_FOR_GATE,
+    FactCheckVerdict,
+    GradeAuditVerdict,
+    QuizAuditVerdict,
+    ReviewVerdict,
+)
+
+
+class Emit(BaseModel):
+    """Show `content`; mark the `unverified` claim/question ids as UNVERIFIED and show `flags`
+    (low-severity findings that remain) beside it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    message_id: str
+    content: str
+    unverified: list[str] = []
+    flags: list[str] = []
+
+
+class Block(BaseModel):
+    """Show `banner` instead of the turn. `reason` is for the maintainer; `details` holds the
+    MCQ codes behind a Q01."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    message_id: str
+    code: str
+    reason: str
+    banner: str
+    details: list[str] = []
+
+
+_BANNER = {
+    "G": "this turn did not pass the gate checker",
+    "F": "this teaching step could not be verified against its sources",
+    "Q": "these questions did not pass the quiz audit",
+    "R": "this grade could not be confirmed",
+    "V": "these record updates did not pass review",
+}
+
+
+class _Blocked(Exception):
+    def __init__(self, code: str, reason: str, details: list[str] | None = None) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+        self.details = details or []
+
+
+def banner(code: str) -> str:
+    return f"Withheld: {_BANNER.get(code[:1], 'this turn could not be checked')} (code {code})"
+
+
+def _block(message_id: str, code: str, reason: str, details: list[str] | None = None) -> Block:
+    assert code in BLOCK_CODES, code
+    return Block(
+        message_id=message_id, code=code, reason=reason, banner=banner(code), details=details or []
+    )
+
+
+def check_turn(turn: Turn, receipts: Sequence[Receipt], digest: GateDigest) -> Emit | Block:
+    """Emit the turn, or block it with a code. Never raises: anything unexpected blocks (G99)."""
+    return evaluate(turn, receipts, digest, require_digest=True)
+
+
+def evaluate(
+    turn: Turn,
+    receipts: Sequence[Receipt],
+    digest: GateDigest | None,
+    *,
+    require_digest: bool = True,
+) -> Emit | Block:
+    """check_turn, and for `tutor gate check` without --digest only: digest None with
+    require_digest=False skips the source-grounding rules (F03, F04)."""
+    message_id = getattr(turn, "message_id", None)
+    if not isinstance(message_id, str) or not message_id:
+        message_id = "?"
+    try:
+        return _check(turn, receipts, digest, require_digest)
+    except _Blocked as b:
+        return _block(message_id, b.code, b.reason, b.details)
+    except Exception as exc:  # fail closed on anything unexpected
+        return _block(message_id, "G99", f"checker error: {type(exc).__name__}: {exc}")
+
+
+def _check(
+    turn: Turn, receipts: Sequence[Receipt], digest: GateDigest | None, require_digest: bool
+) -> Emit:
+    if not isinstance(turn, Turn):
+        raise _Blocked("G01", f"the turn is a {type(turn).__name__}, not a Turn")
+    digest_ok = isinstance(digest, GateDigest) or (digest is None and not require_digest)
+    if not digest_ok:
+        raise _Blocked("G01", "no valid GateDigest")
+    if isinstance(receipts, (str, bytes)) or not isinstance(receipts, Sequence):
+        raise _Blocked("G01", "receipts must be a list of Receipt")
+    for r in receipts:
+        if not isinstance(r, Receipt):
+            raise _Blocked("G01", f"a receipt is a {type(r).__name__}, not a Receipt")
+    if turn.kind == "notice" and (turn.claims or turn.questions):
+        raise _Blocked("G10", "a notice carries claims or questions")
+
+    by_gate: dict[str, Receipt] = {}
+    for r in receipts:
+        _check_receipt(r, turn.message_id)
+        by_gate[r.gate] = r
+    counts = Counter(r.gate for r in receipts)
+    for gate, n in counts.items():
+        if n > 1:
+            raise _Blocked("G05", f"{n} receipts for gate {gate}")
+    required = REQUIRED_GATES[turn.kind]
+    for gate in by_gate:
+        if gate not in required:
+            raise _Blocked("G03", f"a {turn.kind} turn does not take the {gate} gate")
+    for gate in sorted(required):
+        if gate not in by_gate:
+            raise _Blocked("G02", f"a {turn.kind} turn needs a {gate} receipt")
+
+    content_norm = normalise(turn.content)
+    unverified: list[str] = []
+    flags: list[str] = []
+    if "fact_check" in by_gate:
+        _check_fact(turn, by_gate["fact_check"], digest, content_norm)
+    if "quiz_audit" in by_gate:
+        flags.extend(_check_quiz(turn, by_gate["quiz_audit"], content_norm))
+    if "grade_audit" in by_gate:
+        _check_grade(turn, by_gate["grade_audit"])
+    if "review" in by_gate:
+        _check_review(by_gate["review"])
+    for r in receipts:
+        unverified.extend(unverified_ids(r.envelope, r.verdict))
+    return Emit(
+        message_id=turn.message_id, content=turn.content, unverified=unverified, flags=flags
+    )
+
+
+def _check_receipt(r: Receipt, message_id: str) -> None:
+    if r.message_id != message_id:
+        raise _Blocked("G04", f"receipt {r.receipt_id} is for message {r.message_id}")
+    if r.gate != r.envelope.gate or type(r.verdict) is not VERDICT_FOR_GATE.get(r.gate):
+        raise _Blocked("G07", f"receipt {r.receipt_id}: gate, envelope and verdict disagree")
+    if not isinstance(r.cycles, int) or not 0 <= r.cycles <= MAX_CYCLES:
+        raise _Blocked("G09", f"receipt {r.receipt_id} records {r.cycles} correction cycles")
+    if not receipt_id_ok(r):
+        raise _Blocked("G06", f"receipt {r.receipt_id} does not match its content")
+    if r.verifier == "none":
+        if isinstance(r.verdict, FactCheckVerdict):
+            words = {c.verdict for c in r.verdict.claims}
+        else:
+            words = {r.verdict.verdict}
+        if words - {"UNVERIFIED"}:
+            raise _Blocked("G08", f"receipt {r.receipt_id}: no verifier ran, yet it has a verdict")
+
+
+def _check_fact(turn: Turn, r: Receipt, digest: GateDigest | None, content_norm: str) -> None:
+    env = r.envelope
+    verdict = r.verdict
+    if not isinstance(env, FactCheckEnvelope) or not isinstance(verdict, FactCheckVerdict):
+        raise _Blocked("G07", f"receipt {r.receipt_id}: envelope and verdict disagree")
+    sources = env.sources
+    if not sources or not env.reference_excerpt.strip():
+        raise _Blocked("F05", "the fact_check cites no source or has no reference excerpt")
+    verdict_ids = [c.id for c in verdict.claims]
+    claim_ids = [c.id for c in env.claims]
+    if len(verdict_ids) != len(set(verdict_ids)) or set(verdict_ids) != set(claim_ids):
+        raise _Blocked("F06", "the verdict does not cover each claim exactly once")
+    rendered = normalise(env.rendered_content)
+    claim_norm = {c.id: normalise(c.claim) for c in env.claims}
+    for cid, text in claim_norm.items():
+        if text not in rendered:
+            raise _Blocked("F01", f"claim {cid} is not in rendered_content")
+    by_id = {c.id: c for c in verdict.claims}
+    corrected = {
+        cid: normalise(v.corrected_claim)
+        for cid, v in by_id.items()
+        if v.verdict == "ISSUES" and v.corrected_claim is not None
+    }
+    for c in turn.claims:
+        text = normalise(c.claim)
+        if c.id not in claim_norm or text not in (claim_norm[c.id], corrected.get(c.id)):
+            raise _Blocked("F07", f"the turn teaches claim {c.id}, which was not checked")
+    if digest is not None:
+        texts = []
+        for s in sources:
+            text = digest.normalised(s)
+            if text is None:
+                raise _Blocked("F03", f"source {s} is not in the digest")
+            texts.append(text)
+        for part in excerpt_parts(env.reference_excerpt):
+            if not any(part in t for t in texts):
+                raise _Blocked(
+                    "F04",
+                    f"reference excerpt part {part[:60]!r} is not in the "
+                    "digest text of the cited sources",
+                )
+    for cid in claim_ids:
+        if cid in corrected:
+            rendered = rendered.replace(claim_norm[cid], corrected[cid])
+    if rendered != content_norm:
+        raise _Blocked("F02", "rendered_content after corrections differs from the emitted content")
+    open_ids = [
+        cid for cid, v in by_id.items() if v.verdict == "ISSUES" and v.corrected_claim is None
+    ]
+    if open_ids:
+        if r.cycles < MAX_CYCLES:
+            raise _Blocked(
+                "F08",
+                f"claims {', '.join(open_ids)} have issues: fix and re-check "
+                f"(cycle {r.cycles} of {MAX_CYCLES})",
+            )
+        raise _Blocked(
+            "F09", f"claims {', '.join(open_ids)} still have issues after {MAX_CYCLES} cycles"
+        )
+
+
+def _check_quiz(turn: Turn, r: Receipt, content_norm: str) -> list[str]:
+    env = r.envelope
+    verdict = r.verdict
+    if not isinstance(env, QuizAuditEnvelope) or not isinstance(verdict, QuizAuditVerdict):
+        raise _Blocked("G07", f"receipt {r.receipt_id}: envelope and verdict disagree")
+    if not turn.questions:
+        raise _Blocked("Q06", f"a {turn.kind} turn has no questions")
+    if turn.questions != env.questions_json:
+        raise _Blocked("Q02", "the questions asked are not the audited questions")
+    mechanical = blocking(audit_all(turn.questions))
+    if mechanical:
+        codes = sorted({i.code or "" for i in mechanical})
+        shown = "; ".join(f"{i.id}: {i.code}" for i in mechanical[:6])
+        raise _Blocked("Q01", f"mechanical checks failed: {shown}", codes)
+    if has_key_example(turn.content):
+        raise _Blocked(
+            "Q01", "the instructions show an example answer that may encode keys", ["M14"]
+        )
+    for q in turn.questions:
+        if normalise(q.question) not in content_norm:
+            raise _Blocked("Q03", f"question {q.id} is not shown as audited")
+        for option in q.options:
+            if normalise(option) not in content_norm:
+                raise _Blocked("Q03", f"an option of question {q.id} is not shown as audited")
+    serious = blocking(verdict.issues)
+    if serious:
+        shown = "; ".join(f"{i.id}: {i.problem}" for i in serious[:6])
+        if r.cycles < MAX_CYCLES:
+            raise _Blocked(
+                "Q04", f"audit issues, fix and re-audit (cycle {r.cycles} of {MAX_CYCLES}): {shown}"
+            )
+        raise _Blocked("Q05", f"audit issues remain after {MAX_CYCLES} cycles: {shown}")
+    return [f"{i.id}: {i.problem}" + (f" ({i.code})" if i.code else "") for i in verdict.issues]
+
+
+def _check_grade(turn: Turn, r: Receipt) -> None:
+    env = r.envelope
+    verdict = r.verdict
+    if not isinstance(env, GradeAuditEnvelope) or not isinstance(verdict, GradeAuditVerdict):
+        raise _Blocked("G07", f"receipt {r.receipt_id}: envelope and verdict disagree")
+    if turn.questions and turn.questions != [env.item]:
+        raise _Blocked("R03", "the graded item is not the audited item")
+    expected = expected_grade(env.item, env.learner_answer)
+    if expected is not None and expected != env.proposed_grade.passed:
+        raise _Blocked(
+            "R04",
+            f"the key says {'pass' if expected else 'fail'} for item "
+            f"{env.item.id}, the grade says otherwise",
+        )
+    if verdict.verdict == "ISSUES":
+        if r.cycles < MAX_CYCLES:
+            raise _Blocked("R01", f"the audit disputes the grade: {verdict.explanation}")
+        raise _Blocked("R02", f"the grade is still disputed after {MAX_CYCLES} cycles")
+
+
+def _check_review(r: Receipt) -> None:
+    env = r.envelope
+    verdict = r.verdict
+    if not isinstance(env, ReviewEnvelope) or not isinstance(verdict, ReviewVerdict):
+        raise _Blocked("G07", f"receipt {r.receipt_id}: envelope and verdict disagree")
+    if verdict.verdict == "ISSUES":
+        rejected = ", ".join(verdict.rejected) or "(unnamed)"
+        if r.cycles < MAX_CYCLES:
+            raise _Blocked("V01", f"the review rejected writes {rejected}")
+        raise _Blocked("V02", f"writes {rejected} still rejected after {MAX_CYCLES} cycles")

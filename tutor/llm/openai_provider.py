@@ -1,0 +1,476 @@
+"""The provider for any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp server).
+
+Retry bound. The SDK's own retries are off (`max_retries=0`); this module retries instead,
+from one budget per logical call of `settings.max_retries` retries, on 429 (waiting the
+Retry-After when it is at most `retry_after_max`, failing at once when it is longer), 5xx,
+408, timeouts, connection errors and malformed replies, with exponential backoff and jitter
+(`backoff_base * 2**n`, capped at `backoff_max`, times a random factor in [0.5, 1]).
+A structured call also re-asks at most MAX_REASKS times when the answer fails validation, and
+switches once from `json_schema` to `json_object` when the endpoint rejects the former. So one
+logical call sends at most `max_requests_per_call(max_retries)` requests:
+1 + MAX_REASKS + max_retries + 1. A streamed call is retried only until its first chunk.
+
+Timeout. `settings.timeout` bounds each non-streamed request end to end, and each wait for the
+next chunk of a stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import logging
+import random
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from tutor.llm.provider import FailureKind, ModelFailure
+from tutor.llm.recorder import CallRecorder, ModelCall, NullRecorder
+from tutor.llm.settings import ModelSettings
+from tutor.llm.skills import build_messages, reask_message
+
+if TYPE_CHECKING:
+    from tutor.gates.envelopes import Envelope
+    from tutor.gates.verdicts import Verdict
+
+T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
+
+MAX_REASKS = 2
+log = logging.getLogger("tutor.llm")
+
+
+def max_requests_per_call(max_retries: int) -> int:
+    """The most HTTP requests one logical call can send (see the module docstring)."""
+    return 1 + MAX_REASKS + max_retries + 1
+
+
+class _Retryable(Exception):
+    def __init__(self, kind: FailureKind, detail: str, retry_after: float | None = None) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+        self.retry_after = retry_after
+
+
+class _Rejected(Exception):
+    """A 4xx other than 408/429: the request itself is refused; retrying will not help."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+@dataclass
+class _Account:
+    """Tokens, latency and the retry budget of one logical call."""
+
+    retries_left: int
+    started: float = field(default_factory=time.perf_counter)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    requests: int = 0
+
+    def add_usage(self, usage: Any, messages: list[dict[str, str]], text: str) -> None:
+        if isinstance(usage, dict):
+            tin, tout = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        else:
+            tin = getattr(usage, "prompt_tokens", None)
+            tout = getattr(usage, "completion_tokens", None)
+        # Endpoints that report no usage get an estimate (about four characters a token).
+        self.tokens_in += tin if isinstance(tin, int) else _estimate(messages)
+        self.tokens_out += tout if isinstance(tout, int) else len(text) // 4
+
+
+def _estimate(messages: list[dict[str, str]]) -> int:
+    return sum(len(m.get("content") or "") for m in messages) // 4
+
+
+def _retry_after(headers: Any) -> float | None:
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        if parsed is None:
+            return None
+        return max(0.0, parsed.timestamp() - time.time())
+
+
+@cache
+def _response_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """The strict JSON schema sent as response_format (cached per model class)."""
+    try:
+        from openai.lib._pydantic import to_strict_json_schema
+
+        return to_strict_json_schema(schema)
+    except Exception:  # the helper is private to the SDK; the plain schema still works
+        return schema.model_json_schema()
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
+
+
+def _json_text(content: str) -> str:
+    """The JSON inside a reply; endpoints in plain JSON mode sometimes fence it."""
+    match = _FENCE.match(content)
+    return match.group(1) if match else content
+
+
+@cache
+def _plain_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    return schema.model_json_schema()
+
+
+@cache
+def _forbidding(schema: type[T]) -> type[T]:
+    """`schema` itself if it rejects unknown fields, else a subclass that does."""
+    if schema.model_config.get("extra") == "forbid":
+        return schema
+    return type(schema.__name__, (schema,), {"model_config": {**schema.model_config,
+                                                              "extra": "forbid"}})
+
+
+def _validation_errors(exc: Exception) -> list[str]:
+    if isinstance(exc, ValidationError):
+        return [
+            f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}"
+            for e in exc.errors(include_url=False, include_input=False)
+        ]
+    return [f"(root): {exc}"]
+
+
+@dataclass(frozen=True)
+class _Completion:
+    content: str
+    refusal: str | None
+    finish_reason: str | None
+    usage: dict[str, Any] | None
+
+
+def _parse_completion(obj: Any) -> _Completion:
+    """The parts of a chat completion we use; ValueError when the reply is not one."""
+    try:
+        choice = obj["choices"][0]
+        message = choice["message"]
+        content = message.get("content")
+        refusal = message.get("refusal")
+        finish = choice.get("finish_reason")
+        usage = obj.get("usage")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        raise ValueError("the reply is not a chat completion") from None
+    if not isinstance(content, str | None) or not isinstance(finish, str | None):
+        raise ValueError("the reply is not a chat completion")
+    return _Completion(
+        content=content or "",
+        refusal=str(refusal) if refusal else None,
+        finish_reason=finish,
+        usage=usage if isinstance(usage, dict) else None,
+    )
+
+
+class OpenAIProvider:
+    name = "openai"
+    offline = False
+
+    def __init__(
+        self,
+        settings: ModelSettings,
+        recorder: CallRecorder | None = None,
+        *,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.model = settings.model
+        self.recorder: CallRecorder = recorder or NullRecorder()
+        self._sleep = sleep or asyncio.sleep
+        self._rng = random.Random()
+        # what this endpoint turned out to support; learned once per provider
+        self.structured_mode: str = "json_schema"
+        self.stream_usage = True
+        self._client: Any = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+
+    # -- plumbing -----------------------------------------------------------------------------
+    def _client_for_loop(self) -> Any:
+        """The SDK client; one per event loop, since its connection pool is bound to a loop."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            import openai  # lazily: the import alone costs most of a second
+
+            key = self.settings.api_key
+            self._client = openai.AsyncOpenAI(
+                # endpoints without auth (Ollama, llama.cpp) still need a non-empty value
+                api_key=key.get_secret_value() if key is not None else "no-key",
+                base_url=self.settings.base_url or None,
+                timeout=self.settings.timeout,
+                max_retries=0,
+                # our own client: the SDK's default one schedules its closing on whatever loop
+                # runs when it is collected, which breaks once its own loop is gone
+                http_client=openai.DefaultAsyncHttpxClient(timeout=self.settings.timeout),
+            )
+            self._client_loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None and self._client_loop is asyncio.get_running_loop():
+            await self._client.close()
+        self._client = None
+        self._client_loop = None
+
+    def _redact(self, text: str) -> str:
+        key = self.settings.api_key
+        secret = key.get_secret_value() if key is not None else ""
+        return text.replace(secret, "[redacted]") if secret else text
+
+    def _classify(self, exc: BaseException) -> _Retryable | _Rejected | None:
+        import openai
+
+        if isinstance(exc, openai.APITimeoutError | TimeoutError):
+            return _Retryable("timeout", f"no answer within {self.settings.timeout:g} s")
+        if isinstance(exc, openai.APIConnectionError):
+            cause = type(exc.__cause__).__name__ if exc.__cause__ else "connection error"
+            return _Retryable("connection", cause)
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            detail = f"HTTP {status}: {self._redact(str(exc.message))[:200]}"
+            if status == 429:
+                return _Retryable("rate_limited", detail, _retry_after(exc.response.headers))
+            if status == 408:
+                return _Retryable("timeout", detail)
+            if status >= 500:
+                return _Retryable("server_error", detail)
+            return _Rejected(status, detail)
+        if isinstance(exc, openai.APIResponseValidationError | ValueError):
+            return _Retryable("malformed", f"unreadable reply ({type(exc).__name__})")
+        if isinstance(exc, openai.APIError):
+            return _Retryable("server_error", self._redact(str(exc))[:200])
+        return None
+
+    def _backoff(self, attempt: int) -> float:
+        s = self.settings
+        return min(s.backoff_max, s.backoff_base * (2**attempt)) * (0.5 + self._rng.random() / 2)
+
+    async def _send(self, account: _Account, request: Callable[[], Awaitable[R]]) -> R:
+        """One request with retries from the call's budget. Raises ModelFailure or _Rejected."""
+        attempt = 0
+        while True:
+            account.requests += 1
+            try:
+                async with asyncio.timeout(self.settings.timeout):
+                    return await request()
+            except Exception as exc:
+                problem = self._classify(exc)
+                if problem is None:
+                    raise
+                if isinstance(problem, _Rejected):
+                    raise problem from None
+                wait = self._backoff(attempt)
+                if problem.kind == "rate_limited" and problem.retry_after is not None:
+                    if problem.retry_after > self.settings.retry_after_max:
+                        raise ModelFailure(
+                            "rate_limited",
+                            f"{problem.detail}; asked to wait {problem.retry_after:g} s, more "
+                            f"than the {self.settings.retry_after_max:g} s we wait",
+                        ) from None
+                    wait = problem.retry_after
+                if account.retries_left <= 0:
+                    raise ModelFailure(problem.kind, problem.detail) from None
+                account.retries_left -= 1
+                attempt += 1
+                log.info("model call: %s (%s); retry %d in %.2f s",
+                         problem.kind, problem.detail, attempt, wait)
+                await self._sleep(wait)
+
+    def _record(self, call_id: str, purpose: str, account: _Account, error: str | None,
+                messages: list[dict[str, str]]) -> None:
+        prompt = None
+        if self.settings.debug_prompts:
+            prompt = self._redact(json.dumps(messages, ensure_ascii=False))
+        call = ModelCall(
+            call_id=call_id, provider=self.name, model=self.model, purpose=purpose,
+            tokens_in=account.tokens_in, tokens_out=account.tokens_out,
+            latency_ms=round((time.perf_counter() - account.started) * 1000, 3),
+            outcome="ok" if error is None else "failed", error_kind=error, prompt=prompt,
+        )
+        try:
+            self.recorder.record(call)
+        except Exception as exc:  # accounting must never break a lesson
+            log.warning("could not record model call %s: %s", call_id, type(exc).__name__)
+
+    # -- structured ---------------------------------------------------------------------------
+    def _response_format(self, schema: type[BaseModel], json_schema: dict[str, Any]
+                         ) -> dict[str, Any]:
+        if self.structured_mode == "json_object":
+            return {"type": "json_object"}
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", schema.__name__)[:64] or "answer"
+        return {"type": "json_schema",
+                "json_schema": {"name": name, "schema": json_schema, "strict": True}}
+
+    async def _complete(self, account: _Account, messages: list[dict[str, str]],
+                        schema: type[BaseModel], json_schema: dict[str, Any]) -> _Completion:
+        client = self._client_for_loop()
+        switched = False
+        while True:
+            body = {"model": self.model, "messages": messages,
+                    "response_format": self._response_format(schema, json_schema)}
+
+            # The SDK's generic `post` (auth, base URL, typed errors, timeouts) with a plain
+            # dict body: `chat.completions.create` re-walks the whole JSON schema on every call.
+            async def request(body: dict[str, Any] = body) -> _Completion:
+                return _parse_completion(
+                    await client.post("/chat/completions", body=body, cast_to=object))
+
+            try:
+                return await self._send(account, request)
+            except _Rejected as rejected:
+                if self.structured_mode == "json_schema" and rejected.status in (400, 422):
+                    log.info("endpoint rejected json_schema (%s); trying json_object",
+                             rejected.detail)
+                    self.structured_mode = "json_object"
+                    switched = True
+                    continue
+                if switched:  # plain JSON mode was refused too: the 400 was not about the format
+                    self.structured_mode = "json_schema"
+                raise ModelFailure("unavailable", rejected.detail) from None
+
+    async def structured(self, *, skill: str, data: dict, schema: type[T], purpose: str) -> T:
+        strict = _forbidding(schema)
+        json_schema = _response_schema(schema)
+        messages = build_messages(skill, data, purpose=purpose,
+                                  output_schema=_plain_schema(schema))
+        first_messages = messages
+        account = _Account(retries_left=self.settings.max_retries)
+        call_id = uuid.uuid4().hex
+        error: str | None = "cancelled"
+        try:
+            for ask in range(MAX_REASKS + 1):
+                completion = await self._complete(account, messages, schema, json_schema)
+                account.add_usage(completion.usage, messages, completion.content)
+                content = self._checked_content(completion)
+                try:
+                    result = strict.model_validate_json(_json_text(content))
+                    if strict is not schema:
+                        result = schema.model_validate_json(_json_text(content))
+                except (ValidationError, ValueError) as exc:
+                    errors = _validation_errors(exc)
+                    log.info("model answer failed validation (%d errors); ask %d of %d",
+                             len(errors), ask + 1, MAX_REASKS + 1)
+                    if ask == MAX_REASKS:
+                        raise ModelFailure(
+                            "schema", f"no valid {schema.__name__} after {MAX_REASKS} re-asks: "
+                            + "; ".join(errors[:3])) from None
+                    messages = [*messages, {"role": "assistant", "content": content},
+                                reask_message(errors)]
+                    continue
+                error = None
+                return result
+            raise AssertionError("unreachable")
+        except ModelFailure as failure:
+            error = failure.kind
+            raise
+        finally:
+            self._record(call_id, purpose, account, error, first_messages)
+
+    def _checked_content(self, completion: _Completion) -> str:
+        if completion.refusal:
+            raise ModelFailure("refusal", self._redact(completion.refusal)[:200])
+        if completion.finish_reason == "content_filter":
+            raise ModelFailure("refusal", "stopped by the endpoint's content filter")
+        if completion.finish_reason == "length":
+            raise ModelFailure("length", "the answer was cut off at the token limit")
+        return completion.content
+
+    # -- streaming ----------------------------------------------------------------------------
+    async def _open_stream(self, account: _Account, messages: list[dict[str, str]]) -> Any:
+        client = self._client_for_loop()
+        while True:
+            extra: dict[str, Any] = {}
+            if self.stream_usage:
+                extra["stream_options"] = {"include_usage": True}
+            try:
+                return await self._send(account, lambda extra=extra: client.chat.completions.create(
+                    model=self.model, messages=messages, stream=True, **extra))
+            except _Rejected as rejected:
+                if self.stream_usage and rejected.status in (400, 422):
+                    log.info("endpoint rejected stream_options; streaming without usage")
+                    self.stream_usage = False
+                    continue
+                raise ModelFailure("unavailable", rejected.detail) from None
+
+    async def stream_text(self, *, skill: str, data: dict, purpose: str) -> AsyncIterator[str]:
+        messages = build_messages(skill, data, purpose=purpose)
+        account = _Account(retries_left=self.settings.max_retries)
+        call_id = uuid.uuid4().hex
+        error: str | None = "cancelled"
+        text: list[str] = []
+        usage: Any = None
+        stream: Any = None
+        try:
+            stream = await self._open_stream(account, messages)
+            finish: str | None = None
+            iterator = stream.__aiter__()
+            while True:
+                try:
+                    chunk = await iterator.__anext__()
+                except StopAsyncIteration:
+                    break
+                except Exception as exc:
+                    problem = self._classify(exc)
+                    if problem is None:
+                        raise
+                    kind = problem.kind if isinstance(problem, _Retryable) else "server_error"
+                    raise ModelFailure(kind, f"stream broke: {problem.detail}") from None
+                if getattr(chunk, "usage", None) is not None:
+                    usage = chunk.usage
+                for choice in chunk.choices or ():
+                    delta = choice.delta
+                    if getattr(delta, "refusal", None):
+                        raise ModelFailure("refusal", self._redact(str(delta.refusal))[:200])
+                    if delta is not None and delta.content:
+                        text.append(delta.content)
+                        yield delta.content
+                    if choice.finish_reason:
+                        finish = choice.finish_reason
+            if finish is None:
+                raise ModelFailure("connection", "the stream ended before the model finished")
+            if finish == "length":
+                raise ModelFailure("length", "the answer was cut off at the token limit")
+            if finish == "content_filter":
+                raise ModelFailure("refusal", "stopped by the endpoint's content filter")
+            error = None
+        except ModelFailure as failure:
+            error = failure.kind
+            raise
+        finally:
+            if stream is not None:
+                try:
+                    await stream.close()
+                except Exception:  # closing a broken stream may fail again; nothing to add
+                    pass
+            account.add_usage(usage, messages, "".join(text))
+            self._record(call_id, purpose, account, error, messages)
+
+    # -- verification -------------------------------------------------------------------------
+    async def verify(self, envelope: Envelope) -> Verdict:
+        from tutor.llm.model_verifier import verify_with_model
+
+        return await verify_with_model(self, envelope)

@@ -23,7 +23,7 @@ from learning_system.curriculum_refs import (
     parse_lesson_ref,
     parse_prerequisites,
 )
-from tutor.errors import TutorError
+from learning_system.errors import LearningSystemError
 
 __all__ = [
     "Curriculum",
@@ -46,7 +46,7 @@ QUIZ_FILE = "quiz.json"
 GLOSSARY_FILE = Path("glossary") / "terms.md"
 
 
-class CurriculumError(TutorError):
+class CurriculumError(LearningSystemError):
     """The path is not a curriculum (or a lesson reference names nothing in it)."""
 
 

@@ -17,13 +17,13 @@ from typing import Any
 
 import sqlite_utils
 
+from learning_system.errors import LearningSystemError
+
 SCHEMA_VERSION = 1
 
 
-class StoreError(Exception):
+class StoreError(LearningSystemError):
     """The store cannot be used as it is; the message says why and what to do."""
-
-    exit_code = 2
 
 
 def utcnow() -> datetime:
@@ -155,12 +155,6 @@ class Store:
         self.conn = conn
         self.db = sqlite_utils.Database(conn)
         self._migrate(version)
-
-    @classmethod
-    def open_default(cls) -> Store:
-        from tutor.config import store_path  # the store itself has no idea of the app's paths
-
-        return cls(store_path())
 
     def _migrate(self, version: int) -> None:
         while version < SCHEMA_VERSION:

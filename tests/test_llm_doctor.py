@@ -125,6 +125,18 @@ def test_the_learners_curriculum_is_reported(capsys, tmp_path):
     assert code == 1 and data["curriculum"]["status"] == "missing"
 
 
+def test_the_curriculum_chosen_with_init_is_reported(capsys, tmp_path):
+    from tutor.learner import CURRICULUM_KEY
+
+    course = tmp_path / "chosen"
+    course.mkdir()
+    with Store(store_path()) as store:
+        store.set_setting(CURRICULUM_KEY, str(course))
+    code, data = report(capsys)
+    assert code == 0 and data["curriculum"]["path"] == str(course)
+    assert data["curriculum"]["source"] == "store"
+
+
 def test_invalid_settings_are_reported_without_a_traceback(capsys):
     (tutor_home() / "settings.toml").write_text("[model]\ntimeout = 'soon'\n")
     code, out = run_doctor(capsys)

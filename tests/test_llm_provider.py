@@ -80,6 +80,8 @@ async def test_structured_call_returns_the_validated_model_and_records_it(srv, p
     assert body["messages"][0] == {"role": "system", "content": load_skill("tutor")}
     payload = json.loads(body["messages"][1]["content"])
     assert payload["task"] == "test" and payload["data"] == {"question": "2+2?"}
+    assert payload["answer_format"] == "json"
+    assert "output_schema" not in payload  # the response format carries it
     (call,) = recorder.calls
     assert (call.outcome, call.error_kind, call.purpose, call.provider) == ("ok", None, "test",
                                                                               "openai")
@@ -149,6 +151,27 @@ async def test_a_retry_after_longer_than_we_wait_fails_fast(srv, provider, sleep
         await ask(provider)
     assert info.value.kind == "rate_limited"
     assert len(srv.chat_requests) == 1 and sleeps == []
+
+
+async def test_a_503_with_a_short_retry_after_waits_it_and_a_long_one_fails_fast(srv, provider,
+                                                                               sleeps):
+    srv.script([Reply.error(503, retry_after=0.2), Reply.json(GOOD)])
+    assert await ask(provider) == Answer(**GOOD)
+    assert sleeps == [pytest.approx(0.2)]
+    srv.always(Reply.error(503, retry_after=3600))
+    with pytest.raises(ModelFailure) as info:
+        await ask(provider)
+    assert info.value.kind == "server_error" and len(srv.chat_requests) == 3
+
+
+@pytest.mark.parametrize("body", [b'{"choices": []}', b'{"choices": [{"message": 3}]}', b"[1]",
+                                  b'{"choices": [{"message": {"content": 5}}]}'])
+async def test_a_reply_that_is_json_but_not_a_completion_is_malformed(srv, provider, body):
+    srv.always(Reply.malformed(body))
+    with pytest.raises(ModelFailure) as info:
+        await ask(provider)
+    assert info.value.kind == "malformed"
+    assert len(srv.chat_requests) == provider.settings.max_retries + 1
 
 
 async def test_zero_retries_means_one_request(srv, recorder):

@@ -108,6 +108,8 @@ async def test_a_fault_then_a_good_stream_succeeds(srv, provider):
     pytest.param(Reply.refusal("No."), "refusal", id="refusal"),
     pytest.param(Reply.length("cut off here"), "length", id="length"),
     pytest.param(Reply.malformed(b'{"choices": [ {"delta"'), "malformed", id="malformed-event"),
+    pytest.param(Reply.malformed(b'{"choices": 7}'), "malformed", id="event-wrong-shape"),
+    pytest.param(Reply.malformed(b'"just a string"'), "malformed", id="event-not-an-object"),
     pytest.param(Reply.error(401), "unavailable", id="401"),
 ])
 async def test_stream_refusals_cutoffs_and_bad_events_are_typed(srv, provider, recorder, reply,

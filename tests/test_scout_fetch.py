@@ -8,7 +8,7 @@ import pytest
 from tutor.scout.fetch import FetchLimits, fetch, fetch_all, make_client, read_local
 from tutor.testing.page_server import Page, PageServer
 
-FAST = FetchLimits(connect_timeout=1.0, read_timeout=1.0, deadline=0.6, max_bytes=2_000_000,
+FAST = FetchLimits(connect_timeout=1.0, read_timeout=1.0, deadline=1.0, max_bytes=2_000_000,
                    max_redirects=5, concurrency=4)
 ARTICLE = ("<html><body><nav><a href='/'>Home</a></nav><article><p>Momentum keeps a running "
            "velocity of past gradients, so steps along a consistent direction grow.</p>"

@@ -46,11 +46,12 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["continue", *argv]
     args = build_parser().parse_args(argv)
+    from learning_system.errors import LearningSystemError
     from tutor.errors import TutorError
 
     try:
         return int(args._run(args) or 0)
-    except TutorError as exc:
+    except (TutorError, LearningSystemError) as exc:
         print(f"tutor: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:

@@ -13,9 +13,10 @@ CURRICULUM_KEY = "curriculum"
 
 def open_store() -> Store:
     from learning_system.store import StoreError
+    from tutor.config import store_path
 
     try:
-        return Store.open_default()
+        return Store(store_path())
     except StoreError as exc:
         raise TutorError(str(exc)) from None
 

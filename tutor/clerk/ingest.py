@@ -91,6 +91,10 @@ def ingest(store: Store, pending: PendingIngest, *, provider: Any = None,
 
     when = now or utcnow()
     with store.transaction() as conn:
+        status = conn.execute("SELECT status FROM ingests WHERE id = ?", (pending.id,)).fetchone()
+        if status is not None and status[0] == "done":  # another process got here first
+            return IngestResult(ingest_id=pending.id, lesson_id=pending.lesson_id,
+                                status="unchanged")
         changed = apply_writes(conn, writes, now=when, ended=lesson_end(pending))
         conn.execute(
             "INSERT OR IGNORE INTO receipts (receipt_id, message_id, gate, outcome, payload, "

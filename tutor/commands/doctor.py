@@ -11,6 +11,7 @@ from typing import Any
 OFFLINE_MESSAGE = "offline: no model configured — running on the embedded offline provider"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 PROBE_TIMEOUT = 5.0
+CURRICULUM_SETTING = "curriculum"  # the store setting `tutor init` writes (tutor.learner)
 
 
 def add_parser(subparsers: Any, name: str) -> argparse.ArgumentParser:
@@ -80,7 +81,8 @@ def check_model(settings: Any) -> dict[str, Any]:
             "model_listed": listed, "models_count": len(ids), "message": message}
 
 
-def check_store() -> dict[str, Any]:
+def check_store() -> tuple[dict[str, Any], str | None]:
+    """The store's health, and the curriculum `tutor init` recorded in it (if any)."""
     from tutor.config import store_path
 
     path = store_path()
@@ -88,53 +90,60 @@ def check_store() -> dict[str, Any]:
     try:
         from learning_system.store import Store
     except ImportError:
-        return {**info, "ok": True, "status": "unavailable", "message": "store not available"}
+        return {**info, "ok": True, "status": "unavailable", "message": "store not available"}, None
     if not path.exists():
         return {**info, "ok": True, "status": "absent",
-                "message": "not created yet; it is created on first use"}
+                "message": "not created yet; it is created on first use"}, None
     try:
         store = Store(path)
     except Exception as exc:  # StoreError and sqlite errors alike: report, never a traceback
-        return {**info, "ok": False, "status": "error", "message": str(exc)}
+        return {**info, "ok": False, "status": "error", "message": str(exc)}, None
     try:
         health = store.health()
+        chosen = store.get_setting(CURRICULUM_SETTING)
     finally:
         store.close()
     ok = bool(health.get("ok", True))
-    return {**info, "ok": ok, "status": "ok" if ok else "damaged",
-            "schema_version": health.get("schema_version"),
-            "message": f"opens, schema v{health.get('schema_version')}"
-            + ("" if ok else "; integrity check failed")}
+    version = health.get("schema_version")
+    return {**info, "ok": ok, "status": "ok" if ok else "damaged", "schema_version": version,
+            "message": f"opens, schema v{version}" + ("" if ok else "; integrity check failed"),
+            }, chosen
 
 
-def check_curriculum() -> dict[str, Any]:
+def check_curriculum(chosen: str | None) -> dict[str, Any]:
+    """The curriculum in effect: the one `tutor init` chose (kept in the store, or in
+    learner.json in the tutor home), else the built-in course."""
     from tutor.config import builtin_course_path, tutor_home
 
-    learner = tutor_home() / "learner.json"
-    chosen: str | None = None
-    if learner.is_file():
-        try:
-            value = json.loads(learner.read_text(encoding="utf-8")).get("curriculum")
-            chosen = str(value) if value else None
-        except (OSError, ValueError, AttributeError):
-            return {"ok": False, "status": "error", "path": str(learner),
-                    "message": f"{learner} is not readable JSON"}
+    source = "store"
     if chosen is None:
+        learner = tutor_home() / "learner.json"
+        if learner.is_file():
+            source = "learner.json"
+            try:
+                value = json.loads(learner.read_text(encoding="utf-8")).get("curriculum")
+            except (OSError, ValueError, AttributeError):
+                return {"ok": False, "status": "error", "path": str(learner),
+                        "message": f"{learner} is not readable JSON"}
+            chosen = str(value) if value else None
+    if chosen is None or Path(chosen) == builtin_course_path():
         path = builtin_course_path()
         return {"ok": True, "status": "builtin", "path": str(path),
                 "message": f"built-in course ({path})"}
     exists = Path(chosen).expanduser().exists()
     return {"ok": exists, "status": "ok" if exists else "missing", "path": chosen,
+            "source": source,
             "message": chosen if exists else f"{chosen} does not exist; run `tutor init`"}
 
 
 def gather() -> dict[str, Any]:
     settings_info, settings = check_settings()
+    store_info, chosen = check_store()
     report = {
         "settings": settings_info,
         "model": check_model(settings),
-        "store": check_store(),
-        "curriculum": check_curriculum(),
+        "store": store_info,
+        "curriculum": check_curriculum(chosen),
     }
     report["ok"] = all(part["ok"] for part in report.values())
     return report

@@ -58,6 +58,13 @@ def key_sentences(text: str, n: int = 2) -> list[str]:
     return out
 
 
+def graded_answer(item: Presented, answer: str) -> str:
+    """The answer as the grade auditor reads it: options numbered from 1."""
+    if answer == "idk":
+        return "I don't know"
+    return str(int(answer) + 1) if item.type == "mcq" and answer.isdigit() else answer
+
+
 class LessonScript:
     """Holds the session's context; `run()` is the generator."""
 
@@ -208,7 +215,7 @@ class LessonScript:
         what = ("the key insight behind" if math else "in your own words:")
         return Presented(
             id=f"{concept_id(lesson)}-explain", lesson_id=lesson.id, type="free_recall",
-            question=f"Explain {what} {strand['name']}.", reference=reference,
+            question=f"Explain {what} {lesson.title}.", reference=reference,
             bloom="understand", stage="pre",
         )
 
@@ -264,8 +271,7 @@ class LessonScript:
             content = (f"{item.question}\n  You answered: {shown} ({a['confidence']})\n"
                        f"  {verdict}. Reference: {item.reference}")
             outcome = self.gate.grade(self.mid(f"grade:{item.id}"), content, item.to_question(),
-                                      "I don't know" if a["outcome"] == "idk" else a["answer"],
-                                      passed, item.reference)
+                                      graded_answer(item, a["answer"]), passed, item.reference)
             if isinstance(outcome, Block):
                 yield from self.notice_blocked("results", title, outcome)
                 continue
@@ -387,6 +393,8 @@ class LessonScript:
 
     def plan_step(self, steps: list[dict[str, Any]]) -> Script:
         self.position = "plan"
+        if self.drafter is not None and steps:  # step 1 is prepared while the plan is read
+            self.drafter.prefetch("step:1", lambda: self.prepare_step(steps[0], 1))
         self.plan_titles = [s["title"] for s in steps]
         goal = self.lesson.objectives[0] if self.lesson.objectives else self.lesson.title
         lines = [f'Your path to "{goal}"', ""]

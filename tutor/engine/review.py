@@ -12,6 +12,7 @@ from learning_system import ledger
 from learning_system.store import Store
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.items import Presented, grade
+from tutor.engine.lesson import graded_answer
 from tutor.engine.turns import Action, Prompt
 from tutor.gates.checker import Block
 from tutor.gates.digest_view import GateDigest
@@ -85,7 +86,8 @@ def review_script(store: Store, now: datetime | None = None, provider=None) -> S
         content = (f"{item.question}\n  You answered: {shown} ({confidence})\n  {verdict}. "
                    f"Reference: {item.reference}\n  ({status})")
         graded = gate.grade(message_id + ":grade", content, item.to_question(),
-                            "I don't know" if idk else answer, bool(passed), item.reference)
+                            graded_answer(item, "idk" if idk else answer), bool(passed),
+                            item.reference)
         if isinstance(graded, Block):
             yield Prompt(kind="read", message_id=message_id + ":grade", stage="review",
                          title=title, position=position, content="", banner=graded.banner)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -42,7 +41,8 @@ class Receipt(BaseModel):
     def _verdict_by_gate(cls, data: Any) -> Any:
         # The four verdict shapes overlap, so the receipt's gate picks the one to validate.
         if isinstance(data, dict) and isinstance(data.get("verdict"), dict):
-            model = VERDICT_FOR_GATE.get(data.get("gate"))  # type: ignore[arg-type]
+            gate = data.get("gate")
+            model = VERDICT_FOR_GATE.get(gate) if isinstance(gate, str) else None
             if model is not None:
                 data = {**data, "verdict": model.model_validate(data["verdict"])}
         return data
@@ -58,13 +58,6 @@ class Receipt(BaseModel):
             raise ValueError(f"unverified must be {derived}, the ids the verdict leaves open")
         object.__setattr__(self, "unverified", derived)
         return self
-
-    @cached_property
-    def content_hash(self) -> str:
-        """What the receipt id must be: receipt_hash of the content (computed once)."""
-        return receipt_hash(
-            self.message_id, self.envelope, self.verdict, self.cycles, self.verifier
-        )
 
 
 def unverified_ids(envelope: Envelope, verdict: Verdict) -> list[str]:
@@ -115,10 +108,32 @@ def make_receipt(
         cycles=cycles,
         verifier=verifier,
     )
-    receipt.__dict__["content_hash"] = receipt_id  # the same content, hashed just above
+    _remember_hash(receipt, receipt_id)
     return receipt
+
+
+# The hash of a receipt's content is remembered on the instance together with the very objects
+# it was computed from; a copy with any field replaced no longer matches and is hashed afresh.
+_MEMO = "_gate_hash_memo"
+
+
+def _hash_inputs(r: Receipt) -> tuple[Any, ...]:
+    return (r.envelope, r.verdict, r.cycles, r.verifier, r.message_id)
+
+
+def _remember_hash(receipt: Receipt, value: str) -> None:
+    receipt.__dict__[_MEMO] = (_hash_inputs(receipt), value)
 
 
 def receipt_id_ok(receipt: Receipt) -> bool:
     """True when the receipt's id is the hash of its content (it was not altered)."""
-    return receipt.receipt_id == receipt.content_hash
+    memo = receipt.__dict__.get(_MEMO)
+    inputs = _hash_inputs(receipt)
+    if memo is not None and all(a is b for a, b in zip(memo[0], inputs, strict=True)):
+        value = memo[1]
+    else:
+        value = receipt_hash(
+            receipt.message_id, receipt.envelope, receipt.verdict, receipt.cycles, receipt.verifier
+        )
+        _remember_hash(receipt, value)
+    return receipt.receipt_id == value

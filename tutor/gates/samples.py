@@ -88,6 +88,15 @@ QUESTIONS = [
     ),
 ]
 
+# A flawed item: its key is the single, notably longest option (MCQ code M04).
+LONG_KEY_QUESTION = QuizQuestion(
+    id="q-long",
+    type="mcq",
+    question="Which one lowers the step size late in training?",
+    options=["Warm-up", "Constant", "Decay that shrinks it gradually over epochs", "Restarts"],
+    correct_index=2,
+)
+
 
 def render_questions(questions: list[QuizQuestion]) -> str:
     lines = []

@@ -1,10 +1,11 @@
 """The provider for any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp server).
 
 Retry bound. The SDK's own retries are off (`max_retries=0`); this module retries instead,
-from one budget per logical call of `settings.max_retries` retries, on 429 (waiting the
-Retry-After when it is at most `retry_after_max`, failing at once when it is longer), 5xx,
-408, timeouts, connection errors and malformed replies, with exponential backoff and jitter
-(`backoff_base * 2**n`, capped at `backoff_max`, times a random factor in [0.5, 1]).
+from one budget per logical call of `settings.max_retries` retries, on 429, 5xx, 408,
+timeouts, connection errors and malformed replies, with exponential backoff and jitter
+(`backoff_base * 2**n`, capped at `backoff_max`, times a random factor in [0.5, 1]). A
+Retry-After (on 429 or 5xx) replaces the backoff when it is at most `retry_after_max` seconds;
+a longer one fails the call at once.
 A structured call also re-asks at most MAX_REASKS times when the answer fails validation, and
 switches once from `json_schema` to `json_object` when the endpoint rejects the former. So one
 logical call sends at most `max_requests_per_call(max_retries)` requests:
@@ -27,14 +28,14 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from tutor.llm.provider import FailureKind, ModelFailure
 from tutor.llm.recorder import CallRecorder, ModelCall, NullRecorder
 from tutor.llm.settings import ModelSettings
-from tutor.llm.skills import build_messages, reask_message
+from tutor.llm.skills import build_messages, new_marker, reask_message
 
 if TYPE_CHECKING:
     from tutor.gates.envelopes import Envelope
@@ -187,6 +188,22 @@ def _parse_completion(obj: Any) -> _Completion:
     )
 
 
+def _chunk_parts(chunk: Any) -> tuple[str, str | None, str | None, Any]:
+    """(text, refusal, finish_reason, usage) of one stream chunk; raises on a malformed one."""
+    text, refusal, finish = "", None, None
+    for choice in chunk.choices or ():
+        delta = choice.delta
+        if delta is not None:
+            if getattr(delta, "refusal", None):
+                refusal = str(delta.refusal)
+            if delta.content:
+                if not isinstance(delta.content, str):
+                    raise ValueError("chunk content is not text")
+                text += delta.content
+        finish = choice.finish_reason or finish
+    return text, refusal, finish, getattr(chunk, "usage", None)
+
+
 class OpenAIProvider:
     name = "openai"
     offline = False
@@ -204,7 +221,7 @@ class OpenAIProvider:
         self._sleep = sleep or asyncio.sleep
         self._rng = random.Random()
         # what this endpoint turned out to support; learned once per provider
-        self.structured_mode: str = "json_schema"
+        self.structured_mode: Literal["json_schema", "json_object"] = "json_schema"
         self.stream_usage = True
         self._client: Any = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
@@ -242,27 +259,34 @@ class OpenAIProvider:
         return text.replace(secret, "[redacted]") if secret else text
 
     def _classify(self, exc: BaseException) -> _Retryable | _Rejected | None:
+        """What a failed request means; None for exceptions that are bugs, not replies."""
+        import httpx2
         import openai
 
-        if isinstance(exc, openai.APITimeoutError | TimeoutError):
+        if isinstance(exc, openai.APITimeoutError | TimeoutError | httpx2.TimeoutException):
             return _Retryable("timeout", f"no answer within {self.settings.timeout:g} s")
-        if isinstance(exc, openai.APIConnectionError):
-            cause = type(exc.__cause__).__name__ if exc.__cause__ else "connection error"
-            return _Retryable("connection", cause)
+        if isinstance(exc, openai.APIConnectionError | httpx2.TransportError):
+            cause = exc.__cause__ if isinstance(exc, openai.APIConnectionError) else exc
+            return _Retryable("connection", type(cause).__name__ if cause else "connection error")
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
-            detail = f"HTTP {status}: {self._redact(str(exc.message))[:200]}"
+            body = exc.body if isinstance(exc.body, dict) else {}
+            message = body.get("message") if isinstance(body.get("message"), str) else exc.message
+            detail = f"HTTP {status}: {self._redact(str(message))[:200]}"
+            retry_after = _retry_after(exc.response.headers)
             if status == 429:
-                return _Retryable("rate_limited", detail, _retry_after(exc.response.headers))
+                return _Retryable("rate_limited", detail, retry_after)
             if status == 408:
                 return _Retryable("timeout", detail)
             if status >= 500:
-                return _Retryable("server_error", detail)
+                return _Retryable("server_error", detail, retry_after)
             return _Rejected(status, detail)
         if isinstance(exc, openai.APIResponseValidationError | ValueError):
             return _Retryable("malformed", f"unreadable reply ({type(exc).__name__})")
         if isinstance(exc, openai.APIError):
             return _Retryable("server_error", self._redact(str(exc))[:200])
+        if isinstance(exc, openai.OpenAIError):
+            return _Rejected(0, self._redact(str(exc))[:200])
         return None
 
     def _backoff(self, attempt: int) -> float:
@@ -271,7 +295,6 @@ class OpenAIProvider:
 
     async def _send(self, account: _Account, request: Callable[[], Awaitable[R]]) -> R:
         """One request with retries from the call's budget. Raises ModelFailure or _Rejected."""
-        attempt = 0
         while True:
             account.requests += 1
             try:
@@ -283,11 +306,11 @@ class OpenAIProvider:
                     raise
                 if isinstance(problem, _Rejected):
                     raise problem from None
-                wait = self._backoff(attempt)
-                if problem.kind == "rate_limited" and problem.retry_after is not None:
+                wait = self._backoff(self.settings.max_retries - account.retries_left)
+                if problem.retry_after is not None:
                     if problem.retry_after > self.settings.retry_after_max:
                         raise ModelFailure(
-                            "rate_limited",
+                            problem.kind,
                             f"{problem.detail}; asked to wait {problem.retry_after:g} s, more "
                             f"than the {self.settings.retry_after_max:g} s we wait",
                         ) from None
@@ -295,9 +318,9 @@ class OpenAIProvider:
                 if account.retries_left <= 0:
                     raise ModelFailure(problem.kind, problem.detail) from None
                 account.retries_left -= 1
-                attempt += 1
-                log.info("model call: %s (%s); retry %d in %.2f s",
-                         problem.kind, problem.detail, attempt, wait)
+                log.info("model call: %s (%s); retry %d of %d in %.2f s", problem.kind,
+                         problem.detail, self.settings.max_retries - account.retries_left,
+                         self.settings.max_retries, wait)
                 await self._sleep(wait)
 
     def _record(self, call_id: str, purpose: str, account: _Account, error: str | None,
@@ -325,11 +348,15 @@ class OpenAIProvider:
         return {"type": "json_schema",
                 "json_schema": {"name": name, "schema": json_schema, "strict": True}}
 
-    async def _complete(self, account: _Account, messages: list[dict[str, str]],
-                        schema: type[BaseModel], json_schema: dict[str, Any]) -> _Completion:
+    async def _complete(
+        self, account: _Account, prompt: Callable[[str], list[dict[str, str]]],
+        schema: type[BaseModel], json_schema: dict[str, Any],
+    ) -> tuple[_Completion, list[dict[str, str]]]:
+        """One answer (retries included) and the messages that produced it."""
         client = self._client_for_loop()
         switched = False
         while True:
+            messages = prompt(self.structured_mode)
             body = {"model": self.model, "messages": messages,
                     "response_format": self._response_format(schema, json_schema)}
 
@@ -340,7 +367,7 @@ class OpenAIProvider:
                     await client.post("/chat/completions", body=body, cast_to=object))
 
             try:
-                return await self._send(account, request)
+                return await self._send(account, request), messages
             except _Rejected as rejected:
                 if self.structured_mode == "json_schema" and rejected.status in (400, 422):
                     log.info("endpoint rejected json_schema (%s); trying json_object",
@@ -355,15 +382,23 @@ class OpenAIProvider:
     async def structured(self, *, skill: str, data: dict, schema: type[T], purpose: str) -> T:
         strict = _forbidding(schema)
         json_schema = _response_schema(schema)
-        messages = build_messages(skill, data, purpose=purpose,
-                                  output_schema=_plain_schema(schema))
-        first_messages = messages
+        marker = new_marker()
+        first: dict[str, list[dict[str, str]]] = {}
+        history: list[dict[str, str]] = []  # (answer, validation errors) pairs of re-asks
+
+        def prompt(mode: str) -> list[dict[str, str]]:
+            if mode not in first:  # in json_schema mode the response format carries the schema
+                first[mode] = build_messages(
+                    skill, data, purpose=purpose, answer_format="json", marker=marker,
+                    output_schema=None if mode == "json_schema" else _plain_schema(schema))
+            return [*first[mode], *history]
+
         account = _Account(retries_left=self.settings.max_retries)
         call_id = uuid.uuid4().hex
         error: str | None = "cancelled"
         try:
             for ask in range(MAX_REASKS + 1):
-                completion = await self._complete(account, messages, schema, json_schema)
+                completion, messages = await self._complete(account, prompt, schema, json_schema)
                 account.add_usage(completion.usage, messages, completion.content)
                 content = self._checked_content(completion)
                 try:
@@ -378,8 +413,7 @@ class OpenAIProvider:
                         raise ModelFailure(
                             "schema", f"no valid {schema.__name__} after {MAX_REASKS} re-asks: "
                             + "; ".join(errors[:3])) from None
-                    messages = [*messages, {"role": "assistant", "content": content},
-                                reask_message(errors)]
+                    history += [{"role": "assistant", "content": content}, reask_message(errors)]
                     continue
                 error = None
                 return result
@@ -388,7 +422,8 @@ class OpenAIProvider:
             error = failure.kind
             raise
         finally:
-            self._record(call_id, purpose, account, error, first_messages)
+            sent = next(iter(first.values()), [])
+            self._record(call_id, purpose, account, error, sent)
 
     def _checked_content(self, completion: _Completion) -> str:
         if completion.refusal:
@@ -439,17 +474,17 @@ class OpenAIProvider:
                         raise
                     kind = problem.kind if isinstance(problem, _Retryable) else "server_error"
                     raise ModelFailure(kind, f"stream broke: {problem.detail}") from None
-                if getattr(chunk, "usage", None) is not None:
-                    usage = chunk.usage
-                for choice in chunk.choices or ():
-                    delta = choice.delta
-                    if getattr(delta, "refusal", None):
-                        raise ModelFailure("refusal", self._redact(str(delta.refusal))[:200])
-                    if delta is not None and delta.content:
-                        text.append(delta.content)
-                        yield delta.content
-                    if choice.finish_reason:
-                        finish = choice.finish_reason
+                try:
+                    content, refusal, chunk_finish, chunk_usage = _chunk_parts(chunk)
+                except (AttributeError, TypeError, ValueError):
+                    raise ModelFailure("malformed", "a stream event is not a chunk") from None
+                usage = chunk_usage if chunk_usage is not None else usage
+                if refusal:
+                    raise ModelFailure("refusal", self._redact(refusal)[:200])
+                if content:
+                    text.append(content)
+                    yield content
+                finish = chunk_finish or finish
             if finish is None:
                 raise ModelFailure("connection", "the stream ended before the model finished")
             if finish == "length":

@@ -18,7 +18,7 @@ import json
 import re
 import secrets
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -80,14 +80,16 @@ def build_messages(
     data: dict[str, Any],
     *,
     purpose: str = "",
+    answer_format: Literal["json", "text"] = "text",
     output_schema: dict[str, Any] | None = None,
     marker: str | None = None,
 ) -> list[dict[str, str]]:
-    """System: the skill text. User: JSON {task, answer_format, marker, data[, output_schema]}."""
+    """System: the skill text. User: JSON {task, answer_format, marker, data[, output_schema]}.
+    `output_schema` is for endpoints whose response format cannot carry the schema."""
     marker = marker or new_marker()
     payload: dict[str, Any] = {
         "task": purpose,
-        "answer_format": "json" if output_schema is not None else "text",
+        "answer_format": answer_format,
         "marker": marker,
         "data": mark_untrusted(data, marker),
     }

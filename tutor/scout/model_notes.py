@@ -58,15 +58,15 @@ async def source_notes(provider: Any, lesson: dict[str, Any], source: dict[str, 
     words = content_words(sent)
     kept: list[str] = []
     warnings: list[str] = []
-    for takeaway in answer.takeaways[:MAX_TAKEAWAYS]:
+    for number, takeaway in enumerate(answer.takeaways[:MAX_TAKEAWAYS], start=1):
         takeaway = " ".join(takeaway.split())
         if not takeaway or takeaway in kept:
             continue
         if grounded(takeaway, words):
             kept.append(takeaway)
-        else:
-            warnings.append(f"dropped a model takeaway for {url}: not supported by the source "
-                            f"text ({takeaway[:80]!r})")
+        else:  # the dropped text is not repeated: it has no support, so it stays out entirely
+            warnings.append(f"dropped a model takeaway for {url} (#{number}): not supported by "
+                            "the source text")
     adds = " ".join(answer.adds_vs_primary.split())
     if adds and not adds.lower().startswith("nothing new") and not grounded(adds, words, 0.34):
         warnings.append(f"dropped the model's 'adds vs primary' for {url}: not supported by the "

@@ -47,8 +47,12 @@ def normalise_text(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _extract_config():
+    import logging
+
     from trafilatura.settings import use_config
 
+    # its warnings about pages with nothing to extract are ours to report, as a source's reason
+    logging.getLogger("trafilatura").setLevel(logging.ERROR)
     config = use_config()
     config.set("DEFAULT", "min_extracted_size", "1")
     config.set("DEFAULT", "min_output_size", "1")
@@ -158,6 +162,11 @@ def _is_substantive(lines: list[str]) -> bool:
 
 def substantive_paragraphs(text: str) -> list[str]:
     """Paragraphs of running prose, each on one line, in document order."""
+    return list(_substantive_paragraphs(text))
+
+
+@lru_cache(maxsize=8)
+def _substantive_paragraphs(text: str) -> tuple[str, ...]:
     paragraphs: list[str] = []
     for block in _blocks(text):
         # a block mixing prose lines and list items is prose followed by a list: keep the prose
@@ -170,7 +179,7 @@ def substantive_paragraphs(text: str) -> list[str]:
             prose.append(line)
         if prose and _is_substantive(prose):
             paragraphs.append(plain_inline(" ".join(prose)))
-    return paragraphs
+    return tuple(paragraphs)
 
 
 def _cut(text: str, limit: int) -> str:

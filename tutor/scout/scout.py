@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tutor.scout.digest import Digest, OutlineItem, SourceEntry
-from tutor.scout.fetch import FetchLimits, FetchResult, fetch_all, read_local
+from tutor.scout.fetch import FetchLimits, FetchResult, client_for, fetch, read_local
 from tutor.scout.normalise import body_to_text, content_hash, excerpt
 from tutor.scout.notes import derived_adds, derived_synthesis, derived_takeaways
 from tutor.scout.prereqs import build_prereqs
@@ -123,6 +123,13 @@ def plan_sources(lesson: Any, curriculum: Any, *, max_external: int, offline: bo
     return planned, left
 
 
+def _text_of(result: FetchResult) -> str | None:
+    """The normalised text of a successful fetch (None when it failed)."""
+    if not result.ok or result.text is None:
+        return None
+    return body_to_text(result.text, result.content_type or "text/plain")
+
+
 def _status(store: Any, url: str, digest: str) -> str:
     last = store.last_source(url)
     last_hash = last.get("hash") if last else None
@@ -180,15 +187,12 @@ async def prepare(
     by_url = {p.url: p for p in planned}
     read: dict[str, ReadSource] = {}
 
-    def take(result: FetchResult) -> None:
+    def take(result: FetchResult, text: str | None) -> None:
         source = by_url[result.url]
-        text = None
         reason = result.reason
-        if result.ok and result.text is not None:
-            text = body_to_text(result.text, result.content_type or "text/plain")
-            if not text:
-                text, reason = None, "no readable text in the page"
-        if text is None:
+        if result.ok and not text:
+            reason = "no readable text in the page"
+        if not text:
             read[source.url] = ReadSource(source, None, None, "unreachable",
                                           reason or "unreachable")
             if not offline:
@@ -205,16 +209,27 @@ async def prepare(
     if offline:
         for source in planned:
             if source.kind == "primary":
-                take(read_local(source.url, limits))
+                result = read_local(source.url, limits)
+                take(result, _text_of(result))
             else:
-                take(FetchResult(url=source.url, ok=False, reason=OFFLINE_REASON))
+                take(FetchResult(url=source.url, ok=False, reason=OFFLINE_REASON), None)
     else:
-        await fetch_all([p.url for p in planned], limits=limits, client=client,
-                        on_start=lambda url: say(f"fetching    {url} …"), on_done=take)
+        gate = asyncio.Semaphore(limits.concurrency)
+
+        async def one(http: Any, source: PlannedSource) -> None:
+            async with gate:
+                say(f"fetching    {source.url} …")
+                result = await fetch(http, source.url, limits)
+            # extraction is CPU work: off the event loop, so other fetches keep their deadlines
+            take(result, await asyncio.to_thread(_text_of, result))
+
+        async with client_for(client, limits) as http:
+            await asyncio.gather(*(one(http, source) for source in planned))
 
     items = outline(lesson)
     primary = next((read[p.url] for p in planned if p.kind == "primary"), None)
-    primary_words = content_words(primary.text) if primary and primary.text else set()
+    compared = any(r.text for r in read.values() if r.planned.kind != "primary")
+    primary_words = content_words(primary.text) if compared and primary and primary.text else set()
     warnings: list[str] = []
     entries: list[SourceEntry] = []
     for source in planned:

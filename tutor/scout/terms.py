@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 STOPWORDS = frozenset(
     """
@@ -36,11 +37,16 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*[^\W_]|[^\W\d_]")
 
 
 def glossary_forms(term: str) -> list[str]:
+    return list(_glossary_forms(term))
+
+
+@lru_cache(maxsize=4096)
+def _glossary_forms(term: str) -> tuple[str, ...]:
     """The lower-case forms a glossary term is searched by: `Adam (Optimizer)` -> [adam];
     `CNN (Convolutional Neural Network)` -> [cnn, convolutional neural network]."""
     match = re.match(r"^(.*?)\s*\(([^)]*)\)\s*$", term)
     if not match:
-        return [term.strip().lower()] if term.strip() else []
+        return (term.strip().lower(),) if term.strip() else ()
     main, inner = match.group(1).strip(), match.group(2).strip()
     forms = [main.lower()] if main else []
     is_acronym = bool(re.fullmatch(r"[A-Z0-9]{2,8}s?", main)) or (
@@ -48,9 +54,10 @@ def glossary_forms(term: str) -> list[str]:
     )
     if inner and is_acronym:
         forms.append(inner.lower())
-    return [form for form in forms if form]
+    return tuple(form for form in forms if form)
 
 
+@lru_cache(maxsize=4096)
 def _pattern(form: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w-])" + re.escape(form) + r"(?![\w-])", re.IGNORECASE)
 
@@ -110,6 +117,7 @@ def unique(values: Iterable[str], limit: int | None = None) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     word = word.lower().strip("'’-")
     for suffix in ("ies", "es", "s"):

@@ -1,0 +1,158 @@
+"""A scripted learner runs a whole built-in lesson against the loopback model server: the model
+drafts the teaching steps and verifies every gate; a verifier that fails never becomes a pass."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from learning_system.curriculum import load_curriculum
+from learning_system.store import Store
+from tutor.config import builtin_course_path
+from tutor.engine.drafter import Drafter
+from tutor.engine.session import Session
+from tutor.engine.turns import Action, Prompt
+from tutor.llm import make_provider
+from tutor.llm.recorder import StoreRecorder
+from tutor.llm.settings import load_settings
+from tutor.llm.skills import load_skill
+from tutor.testing.model_server import ModelServer, Reply
+
+LESSON = "P1 L02"
+SKILLS = ("tutor", "GATE:fact_check", "GATE:quiz_audit", "GATE:grade_audit")
+
+
+def skill_of(body: dict) -> str:
+    system = body["messages"][0]["content"]
+    return next((name for name in SKILLS if load_skill(name) == system), "unknown")
+
+
+def request_payload(body: dict) -> dict[str, Any]:
+    return json.loads(body["messages"][1]["content"])
+
+
+def draft_reply(payload: dict[str, Any]) -> Reply:
+    claim = f"The model restates {payload['data']['step']} for this learner."
+    return Reply.json({"content": f"Model draft.\n\n{claim} Then an example follows.",
+                       "claims": [claim]})
+
+
+def valid_reply(body: dict) -> Reply:
+    """A well-behaved model: drafts whose content holds their claims, and PASS verdicts."""
+    skill = skill_of(body)
+    payload = request_payload(body)
+    if skill == "tutor" and payload["task"] == "teach":
+        return draft_reply(payload)
+    if skill == "GATE:fact_check":
+        return Reply.json({"claims": [{"id": c["id"], "verdict": "PASS",
+                                       "explanation": "the excerpt says so"}
+                                      for c in payload["data"]["claims"]]})
+    if skill == "GATE:quiz_audit":
+        return Reply.json({"verdict": "PASS", "issues": []})
+    if skill == "GATE:grade_audit":
+        return Reply.json({"verdict": "PASS", "explanation": "the grade fits the rubric"})
+    return Reply.error(500, f"this test model does not serve {skill} {payload['task']}")
+
+
+def broken_verifier() -> Callable[[dict], Reply]:
+    """Drafts as above; every verify request gets malformed JSON or a 500, in turn."""
+    faults = itertools.cycle([Reply.malformed(), Reply.error(500)])
+
+    def reply(body: dict) -> Reply:
+        if skill_of(body).startswith("GATE:"):
+            return next(faults)
+        return valid_reply(body)
+
+    return reply
+
+
+def answer(prompt: Prompt) -> Action:
+    """A learner who knows the material and is sure of it."""
+    if prompt.kind == "read":
+        return Action(kind="next")
+    if prompt.kind == "choice":
+        return Action(kind="answer", value=str(prompt.item.correct_index), confidence="sure")
+    if prompt.kind == "numeric":
+        return Action(kind="answer", value=f"{prompt.item.answer:g}", confidence="sure")
+    if prompt.kind == "text":
+        return Action(kind="text", text="my own words",
+                      confidence="sure" if prompt.needs_confidence else None)
+    if prompt.kind == "yes_no":
+        return Action(kind="yes_no", value="y")
+    if prompt.kind == "error_type":
+        return Action(kind="error_type", value="3", text="I rushed it")
+    raise AssertionError(prompt.kind)
+
+
+def run_lesson(store: Store, base_url: str, limit: int = 400) -> tuple[Session, list[Prompt]]:
+    settings = load_settings(base_url=base_url, model="loopback-model", timeout=5,
+                             max_retries=0, backoff_base=0)
+    provider = make_provider(settings, StoreRecorder(store))
+    course = load_curriculum(builtin_course_path())
+    session = Session.start(store, course, course.lesson(LESSON), provider=provider,
+                            drafter=Drafter(provider), offline=True)
+    seen: list[Prompt] = []
+    try:
+        for _ in range(limit):
+            seen.append(session.prompt)
+            if session.done:
+                break
+            session.act(answer(session.prompt))
+    finally:
+        session.close()
+    return session, seen
+
+
+def teach_prompts(seen: list[Prompt]) -> list[Prompt]:
+    return [p for p in seen if p.stage == "teach"]
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setenv("TUTOR_HOME", str(tmp_path / "home"))
+    with Store(tmp_path / "tutor.db") as s:
+        yield s
+
+
+def test_whole_lesson_with_model_drafts_and_model_verdicts(store):
+    with ModelServer(default=valid_reply) as srv:
+        session, seen = run_lesson(store, srv.base_url)
+        requests = srv.chat_requests
+    assert session.done
+    teach = teach_prompts(seen)
+    assert teach
+    for p in teach:
+        assert p.banner is None, p.banner
+        assert p.content.startswith("Model draft."), p.content[:80]
+        assert not p.content.startswith("[source: ")
+        assert p.unverified == []
+        receipts = store.receipts_for(p.message_id)
+        assert receipts, p.message_id
+        assert {r["payload"]["verifier"] for r in receipts} == {"model"}
+        assert {r["outcome"] for r in receipts} == {"PASS"}
+    skills = [skill_of(r.body) for r in requests]
+    assert skills.count("tutor") >= len(teach)
+    assert skills.count("GATE:fact_check") >= len(teach)
+    assert "GATE:quiz_audit" in skills
+
+
+def test_a_verifier_that_fails_leaves_steps_unverified_never_passed(store):
+    with ModelServer(default=broken_verifier()) as srv:
+        session, seen = run_lesson(store, srv.base_url)
+        requests = srv.chat_requests
+    assert session.done
+    assert any(skill_of(r.body).startswith("GATE:") for r in requests)
+    teach = teach_prompts(seen)
+    assert teach
+    for p in teach:
+        receipts = store.receipts_for(p.message_id)
+        if p.banner is not None:  # withheld: nothing of it was shown
+            assert p.content == ""
+            continue
+        assert p.unverified or p.content.startswith("[source: "), p.content[:80]
+        assert receipts
+        assert "PASS" not in {r["outcome"] for r in receipts}

@@ -1,0 +1,131 @@
+"""The Scout with a model configured (the real OpenAI-compatible provider against a loopback
+model server): fetched text reaches the model only delimited and datamarked, and what the model
+writes is kept only where the sources support it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import write_tiny_curriculum
+
+from learning_system.curriculum import load_curriculum
+from learning_system.store import Store
+from tutor.llm.offline_provider import OfflineProvider
+from tutor.llm.openai_provider import OpenAIProvider
+from tutor.llm.recorder import MemoryRecorder
+from tutor.llm.skills import DATAMARK
+from tutor.scout import prepare
+from tutor.scout.fetch import FetchLimits
+from tutor.testing.fixtures import fast_settings, isolate_model_env
+from tutor.testing.model_server import ModelServer, Reply
+from tutor.testing.page_server import Page, PageServer
+
+LIMITS = FetchLimits(connect_timeout=1.0, read_timeout=1.0, deadline=1.0)
+PAGE = ("Nesterov momentum evaluates the gradient at the look-ahead position, which corrects "
+        "the velocity before it overshoots a narrow valley.")
+INVENTED = "Quantum chromodynamics explains why gluons stay confined inside hadrons."
+SYNTHESIS = ("Averages and spread: the mean and median summarise a sample, the variance squares "
+             "deviations, and Nesterov momentum evaluates the gradient at a look-ahead position.")
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch, tmp_path):
+    isolate_model_env(monkeypatch, tmp_path / "home")
+
+
+@pytest.fixture
+def pages():
+    with PageServer() as server:
+        yield server
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with Store(tmp_path / "tutor.db") as s:
+        yield s
+
+
+def unmark(text: str) -> str:
+    body = text.split(">>>", 1)[1].rsplit("<<<END:", 1)[0]
+    return body.replace(DATAMARK, " ")
+
+
+def model_reply(body: dict) -> dict:
+    payload = json.loads(body["messages"][-1]["content"])
+    if payload["task"] == "summarise_source":
+        text = unmark(payload["data"]["untrusted_text"])
+        first = text.split("\n\n")[0] if PAGE not in text else PAGE
+        return {"takeaways": [first, INVENTED], "adds_vs_primary":
+                "nothing new" if "Averages" in text else "Nesterov look-ahead gradient"}
+    return {"synthesis": SYNTHESIS}
+
+
+def setup(tmp_path: Path, pages: PageServer):
+    url = pages.route("/nesterov", Page.html(f"<html><body><article><p>{PAGE}</p>"
+                                              "</article></body></html>"))
+    curriculum = load_curriculum(write_tiny_curriculum(tmp_path / "course", [("Nesterov", url)]))
+    return curriculum, curriculum.lesson("P1 L02"), url
+
+
+async def test_model_notes_are_checked_against_the_sources(tmp_path, pages, store):
+    curriculum, lesson, url = setup(tmp_path, pages)
+    with ModelServer(default=model_reply) as model:
+        recorder = MemoryRecorder()
+        provider = OpenAIProvider(fast_settings(model.base_url), recorder)
+        digest = await prepare(lesson, curriculum, store, provider=provider, limits=LIMITS)
+        requests = [json.loads(r.body["messages"][-1]["content"]) for r in model.chat_requests]
+    external = next(s for s in digest.sources if s.url == url)
+    assert external.takeaways == [PAGE]
+    assert external.adds_vs_primary == "Nesterov look-ahead gradient"
+    assert any("dropped a model takeaway" in w and url in w for w in digest.warnings)
+    assert INVENTED not in digest.model_dump_json()
+    assert digest.synthesis == SYNTHESIS
+    assert digest.sources[0].adds_vs_primary == ""
+    assert {r["task"] for r in requests} == {"summarise_source", "synthesise_digest"}
+    assert len(recorder.calls) == len(requests) == 3
+    for request in requests:
+        marker = request["marker"]
+        for key, value in request["data"].items():
+            if key.startswith("untrusted_"):
+                assert value.startswith(f"<<<UNTRUSTED:{marker}>>>") and " " not in value
+    summarise = next(r for r in requests if r["data"]["source"]["url"] == url)
+    assert PAGE not in json.dumps(summarise)  # only the datamarked form is sent
+    assert summarise["data"]["source"]["title"] == "Nesterov"
+
+
+async def test_a_failing_model_falls_back_to_derived_notes_with_a_warning(tmp_path, pages,
+                                                                          store):
+    curriculum, lesson, url = setup(tmp_path, pages)
+    with ModelServer(default=Reply.error(500)) as model:
+        provider = OpenAIProvider(fast_settings(model.base_url, max_retries=0))
+        digest = await prepare(lesson, curriculum, store, provider=provider, limits=LIMITS)
+    external = next(s for s in digest.sources if s.url == url)
+    assert external.takeaways == [PAGE]  # the page's own lead sentence
+    assert any("could not summarise" in w and url in w for w in digest.warnings)
+    assert any("could not write the synthesis" in w for w in digest.warnings)
+    assert digest.synthesis.startswith("Averages and Spread: ")
+
+
+async def test_an_ungrounded_synthesis_is_replaced_by_the_derived_one(tmp_path, pages, store):
+    curriculum, lesson, _ = setup(tmp_path, pages)
+
+    def reply(body: dict) -> dict:
+        answer = model_reply(body)
+        return {"synthesis": INVENTED} if "synthesis" in answer else answer
+
+    with ModelServer(default=reply) as model:
+        provider = OpenAIProvider(fast_settings(model.base_url))
+        digest = await prepare(lesson, curriculum, store, provider=provider, limits=LIMITS)
+    assert INVENTED not in digest.synthesis
+    assert any("dropped the model's synthesis" in w for w in digest.warnings)
+
+
+async def test_no_model_is_asked_offline_or_without_one(tmp_path, pages, store):
+    curriculum, lesson, _ = setup(tmp_path, pages)
+    with ModelServer(default=model_reply) as model:
+        provider = OpenAIProvider(fast_settings(model.base_url))
+        await prepare(lesson, curriculum, store, provider=provider, offline=True, limits=LIMITS)
+        await prepare(lesson, curriculum, store, provider=OfflineProvider(), limits=LIMITS)
+        assert model.chat_requests == []

@@ -100,7 +100,7 @@ LONG_KEY = LONG_KEY_QUESTION
 
 
 class Boom(GateDigest):
-    def normalised(self, source: str) -> str | None:
+    def grounds(self, sources: list[str], part: str) -> bool:
         raise RuntimeError("boom")
 
 

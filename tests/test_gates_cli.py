@@ -114,8 +114,8 @@ def test_quiz_audit_every_corpus_bank(corpus_root, capsys):
 
 def test_quiz_audit_malformed_items_and_bad_files(tmp_path, capsys):
     bank = [
-        {"question": "Which maps keys?", "options": ["A sorted list", "A hash table", "A binary heap",
-                                                     "A linked list"], "correct": 1, "id": "ok-1"},
+        {"question": "Which maps keys?", "correct": 1, "id": "ok-1",
+         "options": ["A sorted list", "A hash table", "A binary heap", "A linked list"]},
         {"question": "No options"},
         "not an item",
         {"question": "Q", "options": ["a", 2, "c", "d"], "correct": 0},

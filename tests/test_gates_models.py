@@ -168,4 +168,4 @@ def test_digest_from_either_shape():
 
 def test_text_normalisation():
     assert normalise("  a\n\tb  ﬁ ") == "a b fi"
-    assert excerpt_parts("one two\n\nthree … four...five") == ["one two", "three", "four", "five"]
+    assert excerpt_parts("one two\n\nthree … four...five ") == ["one two", "three", "four", "five"]

@@ -53,6 +53,20 @@ def sleeps():
 
 
 @pytest.fixture
+async def new_provider():
+    """Makes providers, and closes their connections when the test ends."""
+    made: list[OpenAIProvider] = []
+
+    def make(*args, **kwargs) -> OpenAIProvider:
+        made.append(OpenAIProvider(*args, **kwargs))
+        return made[-1]
+
+    yield make
+    for provider in made:
+        await provider.aclose()
+
+
+@pytest.fixture
 async def provider(srv, recorder, sleeps):
     async def fake_sleep(seconds: float) -> None:
         sleeps.append(seconds)
@@ -123,13 +137,13 @@ async def test_a_passing_fault_is_retried_and_the_call_succeeds(srv, provider, r
     assert recorder.calls[-1].outcome == "ok"
 
 
-async def test_backoff_grows_with_jitter_and_is_capped(srv, sleeps, recorder):
+async def test_backoff_grows_with_jitter_and_is_capped(srv, sleeps, recorder, new_provider):
     async def fake_sleep(seconds: float) -> None:
         sleeps.append(seconds)
 
     settings = fast_settings(srv.base_url, max_retries=4, backoff_base=0.001,
                              backoff_max=0.004)
-    provider = OpenAIProvider(settings, recorder, sleep=fake_sleep)
+    provider = new_provider(settings, recorder, sleep=fake_sleep)
     srv.always(Reply.error(500))
     with pytest.raises(ModelFailure):
         await ask(provider)
@@ -174,8 +188,8 @@ async def test_a_reply_that_is_json_but_not_a_completion_is_malformed(srv, provi
     assert len(srv.chat_requests) == provider.settings.max_retries + 1
 
 
-async def test_zero_retries_means_one_request(srv, recorder):
-    provider = OpenAIProvider(fast_settings(srv.base_url, max_retries=0), recorder)
+async def test_zero_retries_means_one_request(srv, recorder, new_provider):
+    provider = new_provider(fast_settings(srv.base_url, max_retries=0), recorder)
     srv.always(Reply.error(502))
     with pytest.raises(ModelFailure) as info:
         await ask(provider)
@@ -239,9 +253,10 @@ async def test_fenced_json_from_plain_json_endpoints_is_accepted(srv, provider):
     assert await ask(provider) == Answer(**GOOD)
 
 
-async def test_an_endpoint_without_json_schema_gets_json_object_and_it_is_remembered(recorder):
+async def test_an_endpoint_without_json_schema_gets_json_object_and_it_is_remembered(
+        recorder, new_provider):
     with ModelServer(reject_json_schema=True) as srv:
-        provider = OpenAIProvider(fast_settings(srv.base_url), recorder)
+        provider = new_provider(fast_settings(srv.base_url), recorder)
         srv.script([GOOD, GOOD])
         assert await ask(provider) == Answer(**GOOD)
         formats = [r.body["response_format"]["type"] for r in srv.chat_requests]
@@ -264,9 +279,9 @@ async def test_a_400_not_about_the_format_keeps_json_schema(srv, provider):
     assert len(srv.chat_requests) == 2
 
 
-async def test_the_worst_case_stays_within_the_documented_bound(recorder):
+async def test_the_worst_case_stays_within_the_documented_bound(recorder, new_provider):
     with ModelServer(reject_json_schema=True) as srv:
-        provider = OpenAIProvider(fast_settings(srv.base_url), recorder)
+        provider = new_provider(fast_settings(srv.base_url), recorder)
         srv.script([Reply.error(500), Reply.reset(), {"wrong": 1}, {"wrong": 2}, {"wrong": 3}])
         with pytest.raises(ModelFailure) as info:
             await ask(provider)
@@ -287,9 +302,6 @@ def shared_srv():
         yield server
 
 
-_PROVIDERS: dict[int, OpenAIProvider] = {}  # one client per retry setting keeps examples fast
-
-
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(script=st.lists(FAULTS, max_size=8), retries=st.integers(0, 3),
        no_json_schema=st.booleans())
@@ -298,41 +310,59 @@ async def test_any_script_ends_in_a_result_or_a_typed_failure_within_the_bound(
     srv = shared_srv
     srv.clear()
     srv.reject_json_schema = no_json_schema
-    if retries not in _PROVIDERS:
-        _PROVIDERS[retries] = OpenAIProvider(fast_settings(srv.base_url, max_retries=retries))
-    provider = _PROVIDERS[retries]
-    provider.structured_mode = "json_schema"
+    provider = OpenAIProvider(fast_settings(srv.base_url, max_retries=retries))
     srv.script(script)
     try:
         assert await ask(provider) == Answer(**GOOD)
     except ModelFailure as failure:
         assert failure.kind in FAILURE_KINDS
+    finally:
+        await provider.aclose()
     assert len(srv.chat_requests) <= max_requests_per_call(retries)
 
 
-async def test_debug_prompts_records_the_prompt(srv, recorder):
-    provider = OpenAIProvider(fast_settings(srv.base_url, debug_prompts=True), recorder)
+async def test_debug_prompts_records_the_prompt(srv, recorder, new_provider):
+    provider = new_provider(fast_settings(srv.base_url, debug_prompts=True), recorder)
     srv.script([GOOD])
     await ask(provider)
     prompt = json.loads(recorder.calls[0].prompt)
     assert prompt[0]["content"] == load_skill("tutor")
 
 
-async def test_a_failing_recorder_does_not_break_the_call(srv, caplog):
+async def test_a_failing_recorder_does_not_break_the_call(srv, caplog, new_provider):
     class Broken:
         def record(self, call):
             raise OSError("disk full")
 
-    provider = OpenAIProvider(fast_settings(srv.base_url), Broken())
+    provider = new_provider(fast_settings(srv.base_url), Broken())
     srv.script([GOOD])
     assert await ask(provider) == Answer(**GOOD)
     assert "could not record" in caplog.text
 
 
-def test_the_provider_works_from_separate_event_loops(srv):
+def test_the_provider_works_from_several_event_loops_and_threads(srv):
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
-    provider = OpenAIProvider(fast_settings(srv.base_url), MemoryRecorder())
+    recorder = MemoryRecorder()
+    provider = OpenAIProvider(fast_settings(srv.base_url, timeout=5), recorder)
     srv.always(GOOD)
-    assert asyncio.run(ask(provider)) == Answer(**GOOD)
-    assert asyncio.run(ask(provider)) == Answer(**GOOD)
+    async def one_call() -> Answer:
+        try:
+            return await ask(provider)
+        finally:
+            await provider.aclose()
+
+    assert asyncio.run(one_call()) == Answer(**GOOD)
+    assert asyncio.run(one_call()) == Answer(**GOOD)
+
+    async def three_calls() -> list[Answer]:
+        try:
+            return [await ask(provider) for _ in range(3)]
+        finally:
+            await provider.aclose()
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: asyncio.run(three_calls()), range(4)))
+    assert results == [[Answer(**GOOD)] * 3] * 4
+    assert [c.outcome for c in recorder.calls] == ["ok"] * 14

@@ -54,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     except (TutorError, LearningSystemError) as exc:
         print(f"tutor: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # output piped into a reader that stopped early (e.g. `| head`)
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("\ntutor: stopped; everything answered so far is saved.", file=sys.stderr)
         return 130

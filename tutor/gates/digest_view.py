@@ -25,6 +25,16 @@ class GateDigest(BaseModel):
         """The source's normalised text, or None when it is not a source of the digest."""
         return self.normalised_sources.get(source)
 
+    def grounds(self, sources: list[str], part: str) -> bool:
+        """`part` occurs in the text of one of `sources`, verbatim or once both are
+        normalised."""
+        texts = self.sources
+        if any(part in texts[s] for s in sources if s in texts):
+            return True
+        wanted = normalise(part)
+        norm = self.normalised_sources
+        return any(wanted in norm[s] for s in sources if s in norm)
+
 
 def digest_from_data(data: Any) -> GateDigest:
     """Read a GateDigest (`{"sources": {url: text}}`) or any digest-like JSON with

@@ -14,6 +14,8 @@ from pydantic import (
     model_validator,
 )
 
+from tutor.gates.verdicts import Verdict as Verdict  # re-exported for type hints
+
 GateName = Literal["fact_check", "quiz_audit", "grade_audit", "review"]
 GATES: tuple[GateName, ...] = ("fact_check", "quiz_audit", "grade_audit", "review")
 

@@ -85,7 +85,10 @@ def answer_index(item: QuizQuestion, answer: str) -> int | None:
 
 def expected_grade(item: QuizQuestion, answer: str) -> bool | None:
     """Whether the answer is right, when that follows from the key: MCQ by correct_index,
-    numeric by answer ± tolerance. None when it cannot be decided without judgement."""
+    numeric by answer ± tolerance; "I don't know" never passes. None when it cannot be decided
+    without judgement."""
+    if " ".join(answer.strip().lower().split()) in _IDK:
+        return False
     if item.type == "mcq":
         if item.correct_index is None:
             return None

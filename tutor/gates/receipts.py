@@ -125,11 +125,14 @@ def _remember_hash(receipt: Receipt, value: str) -> None:
     receipt.__dict__[_MEMO] = (_hash_inputs(receipt), value)
 
 
+def _same_objects(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    return a[0] is b[0] and a[1] is b[1] and a[2:] == b[2:]
+
+
 def receipt_id_ok(receipt: Receipt) -> bool:
     """True when the receipt's id is the hash of its content (it was not altered)."""
     memo = receipt.__dict__.get(_MEMO)
-    inputs = _hash_inputs(receipt)
-    if memo is not None and all(a is b for a, b in zip(memo[0], inputs, strict=True)):
+    if memo is not None and _same_objects(memo[0], _hash_inputs(receipt)):
         value = memo[1]
     else:
         value = receipt_hash(

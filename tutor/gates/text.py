@@ -18,8 +18,27 @@ def excerpt_parts(excerpt: str) -> list[str]:
     """A reference excerpt may join several sources' excerpts, and an excerpt may elide text:
     its parts are separated by blank lines and by ellipses ('...' or '…'). Each part must be
     found in one cited source."""
-    parts = _PART_SPLIT.split(excerpt)
-    return [p for p in (normalise(x) for x in parts) if p]
+    return [p for p in (x.strip() for x in _PART_SPLIT.split(excerpt)) if p]
+
+
+class Text:
+    """A text and, computed only when needed, its normalised form."""
+
+    __slots__ = ("raw", "_norm")
+
+    def __init__(self, raw: str) -> None:
+        self.raw = raw
+        self._norm: str | None = None
+
+    @property
+    def norm(self) -> str:
+        if self._norm is None:
+            self._norm = normalise(self.raw)
+        return self._norm
+
+    def contains(self, needle: str) -> bool:
+        """`needle` occurs in the text, verbatim or once both are normalised."""
+        return needle in self.raw or normalise(needle) in self.norm
 
 
 _PART_SPLIT = re.compile(r"\n[ \t]*\n|\.\.\.|…")

@@ -25,6 +25,7 @@ import random
 import re
 import time
 import uuid
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -223,18 +224,20 @@ class OpenAIProvider:
         # what this endpoint turned out to support; learned once per provider
         self.structured_mode: Literal["json_schema", "json_object"] = "json_schema"
         self.stream_usage = True
-        self._client: Any = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+            weakref.WeakKeyDictionary())
 
     # -- plumbing -----------------------------------------------------------------------------
     def _client_for_loop(self) -> Any:
-        """The SDK client; one per event loop, since its connection pool is bound to a loop."""
+        """The SDK client for the running event loop: a connection pool belongs to one loop, and
+        the engine may call from several (one per worker thread)."""
         loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
+        client = self._clients.get(loop)
+        if client is None:
             import openai  # lazily: the import alone costs most of a second
 
             key = self.settings.api_key
-            self._client = openai.AsyncOpenAI(
+            client = openai.AsyncOpenAI(
                 # endpoints without auth (Ollama, llama.cpp) still need a non-empty value
                 api_key=key.get_secret_value() if key is not None else "no-key",
                 base_url=self.settings.base_url or None,
@@ -244,14 +247,14 @@ class OpenAIProvider:
                 # runs when it is collected, which breaks once its own loop is gone
                 http_client=openai.DefaultAsyncHttpxClient(timeout=self.settings.timeout),
             )
-            self._client_loop = loop
-        return self._client
+            self._clients[loop] = client
+        return client
 
     async def aclose(self) -> None:
-        if self._client is not None and self._client_loop is asyncio.get_running_loop():
-            await self._client.close()
-        self._client = None
-        self._client_loop = None
+        """Close the connections of the running loop's client."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
 
     def _redact(self, text: str) -> str:
         key = self.settings.api_key

@@ -97,7 +97,7 @@ def build_messages(
         payload["output_schema"] = output_schema
     return [
         {"role": "system", "content": load_skill(skill)},
-        {"role": "user", "content": json.dumps(payload, ensure_ascii=False)},
+        {"role": "user", "content": json.dumps(payload, ensure_ascii=False, default=str)},
     ]
 
 

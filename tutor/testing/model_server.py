@@ -19,7 +19,6 @@ import json
 import socket
 import struct
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -221,9 +220,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         reply = owner._next_reply(body)
         if owner.latency:
-            time.sleep(owner.latency)
+            owner._stopping.wait(owner.latency)
         if reply.delay and reply.kind not in ("hang", "truncated"):
-            time.sleep(reply.delay)
+            owner._stopping.wait(reply.delay)
         self._serve(reply, body)
 
     def _serve(self, reply: Reply, body: dict) -> None:

@@ -259,12 +259,6 @@ def render_views(store: Store) -> dict[str, str]:
 
 
 # writing ---------------------------------------------------------------------------------------
-def default_views_dir() -> Path:
-    from tutor.config import tutor_home  # the learning system has no idea of the app's paths
-
-    return tutor_home() / "views"
-
-
 def _is_views_folder(out: Path) -> bool:
     if not out.exists():
         return True
@@ -287,10 +281,10 @@ def _write_if_changed(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def write_views(store: Store, out: Path | str | None = None) -> list[Path]:
-    """Render every view into `out` (default: the learner's home `views/`), replacing what an
-    earlier run wrote there. Returns the paths of the files, sorted."""
-    out = Path(out).expanduser() if out is not None else default_views_dir()
+def write_views(store: Store, out: Path | str) -> list[Path]:
+    """Render every view into `out`, replacing what an earlier run wrote there. Returns the
+    paths of the files, sorted."""
+    out = Path(out).expanduser()
     if not _is_views_folder(out):
         raise ViewsError(
             f"{out} is not empty and was not written by `tutor views`; choose an empty or new "

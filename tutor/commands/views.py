@@ -20,11 +20,12 @@ def add_parser(sub, name: str) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from learning_system.views import ViewsError, write_views
     from tutor import learner
+    from tutor.config import tutor_home
     from tutor.errors import TutorError
 
     with learner.open_store() as store:
         try:
-            paths = write_views(store, args.out)
+            paths = write_views(store, args.out or tutor_home() / "views")
         except ViewsError as exc:
             raise TutorError(str(exc)) from None
         except OSError as exc:

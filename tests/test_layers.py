@@ -1,0 +1,52 @@
+"""The dependency direction of DESIGN.md, and a cold start that imports nothing heavy."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def imported_modules(folder: Path) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for path in folder.rglob("*.py"):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names.add(node.module)
+        found[str(path.relative_to(ROOT))] = names
+    return found
+
+
+def test_learning_system_imports_nothing_from_the_app():
+    for path, names in imported_modules(ROOT / "learning_system").items():
+        assert not [n for n in names if n == "tutor" or n.startswith("tutor.")], path
+
+
+def test_gates_stay_pure():
+    banned = ("tutor.engine", "tutor.llm", "tutor.scout", "tutor.app", "tutor.clerk",
+              "learning_system.store", "sqlite3", "httpx2", "openai")
+    for path, names in imported_modules(ROOT / "tutor" / "gates").items():
+        if path.endswith("audit.py"):  # hands receipts to a store it is given
+            continue
+        assert not [n for n in names if n.startswith(banned)], path
+
+
+def test_engine_does_not_import_a_front_end():
+    for path, names in imported_modules(ROOT / "tutor" / "engine").items():
+        assert not [n for n in names if n.startswith(("textual", "tutor.app", "tutor.plain",
+                                                       "tutor.commands"))], path
+
+
+def test_cold_start_of_the_cli_imports_nothing_heavy():
+    code = ("import sys; from tutor.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in ('openai', 'textual', 'httpx2', 'trafilatura', 'fsrs', "
+            "'sqlite_utils') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"

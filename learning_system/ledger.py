@@ -26,7 +26,7 @@ class Attempt(BaseModel):
     item_id: str | None = None
     kind: str  # probe, reprobe, why, free_recall, checkpoint, quiz, review, ...
     answer: str = ""
-    outcome: Outcome
+    outcome: Outcome | Literal["pending"]  # pending: a free-recall answer awaiting its grade
     confidence: Confidence | None = None
     feynman: bool | None = None
     payload: dict[str, Any] = Field(default_factory=dict)
@@ -86,6 +86,14 @@ def record_attempt(store: Store, attempt: Attempt) -> bool:
                 json.dumps(attempt.payload, sort_keys=True), created,
             ),
         )
+        return cur.rowcount == 1
+
+
+def grade_attempt(store: Store, attempt_id: str, outcome: Outcome) -> bool:
+    """Grade an answer recorded as pending, once. Returns False when it was already graded."""
+    with store.transaction() as c:
+        cur = c.execute("UPDATE attempts SET outcome = ? WHERE id = ? AND outcome = 'pending'",
+                        (outcome, attempt_id))
         return cur.rowcount == 1
 
 

@@ -81,6 +81,8 @@ def mastery(answers: Iterable[tuple[datetime, str, str]], now: datetime) -> floa
     weight_sum = score_sum = 0.0
     count = 0
     for when, outcome, confidence in answers:
+        if outcome == "pending":
+            continue
         age_days = max(0.0, (now - when).total_seconds() / 86400)
         weight = math.pow(0.5, age_days / MASTERY_HALF_LIFE_DAYS)
         weight_sum += weight

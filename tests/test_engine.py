@@ -76,6 +76,7 @@ def test_whole_lesson_offline_reaches_done_with_every_answer_recorded(store, cou
     asked = [p for p in seen if p.kind in ("choice", "numeric", "text") and p.needs_confidence]
     recorded = ledger.attempts(store, session_id=session.id)
     assert len(recorded) >= len(asked)
+    assert not [a for a in recorded if a["outcome"] == "pending"], "every answer is graded"
     assert all(p.banner is None for p in seen)
     assert store.ingests(status="pending"), "a finished lesson leaves a pending ingest"
     teach = [p for p in seen if p.stage == "teach"]
@@ -167,3 +168,15 @@ def test_catch_up_mode_pools_strands(store, corpus_root):
     seen = run(session, until=lambda p: p.stage == "plan")
     assert any("catch-up across" in p.title for p in seen)
     assert {p.title.split(" · ")[1] for p in seen if p.stage == "probe"} == {"strand 1 of 1"}
+
+
+def test_pause_mid_probe_resumes_on_the_same_question_with_answers_kept(store, course):
+    session = Session.start(store, course, course.lesson("P1 L03"), offline=True)
+    run(session, until=lambda p: p.stage == "probe" and p.position.endswith("question 2"))
+    where = session.prompt
+    session.pause()
+    row = store.latest_session(curriculum=str(course.root))
+    assert row["status"] == "paused" and "question 2" in row["position"]
+    again = Session.resume(store, course, row)
+    assert (again.prompt.message_id, again.prompt.content) == (where.message_id, where.content)
+    assert len(ledger.attempts(store, session_id=session.id)) == 1

@@ -156,3 +156,47 @@ def test_a_verifier_that_fails_leaves_steps_unverified_never_passed(store):
         assert p.unverified or p.content.startswith("[source: "), p.content[:80]
         assert receipts
         assert "PASS" not in {r["outcome"] for r in receipts}
+
+
+FAIR_ITEM = {"question": "Which label does the reference give?",
+             "options": ["lemon orchard grove", "quiet harbour town", "amberly meadows",
+                         "silver brook"], "correct_index": 2}
+
+
+def rewriting_reply(body: dict) -> Reply:
+    """A model that also rewrites failed bank items and grades free recall."""
+    task = request_payload(body)["data"].get("task")
+    if skill_of(body) == "tutor" and task in ("rewrite_item", "isomorphic_item"):
+        return Reply.json(FAIR_ITEM)
+    if skill_of(body) == "tutor" and task == "grade_free_recall":
+        return Reply.json({"passed": True, "explanation": "it says what the reference says"})
+    return valid_reply(body)
+
+
+def test_failed_bank_items_are_rewritten_and_free_recall_is_graded_by_the_model(
+        store, corpus_root):
+    with ModelServer(default=rewriting_reply) as srv:
+        settings = load_settings(base_url=srv.base_url, model="loopback-model", timeout=5,
+                                 max_retries=0, backoff_base=0)
+        provider = make_provider(settings, StoreRecorder(store))
+        course = load_curriculum(corpus_root)
+        session = Session.start(store, course, course.lesson("P1 L08"), provider=provider,
+                                drafter=Drafter(provider), offline=True)
+        seen: list[Prompt] = []
+        try:
+            while not session.done and len(seen) < 400:
+                seen.append(session.prompt)
+                session.act(answer(session.prompt))
+        finally:
+            session.close()
+        audits = [r for r in srv.chat_requests if skill_of(r.body) == "GATE:quiz_audit"]
+    assert session.done
+    asked = [p for p in seen if p.stage == "probe" and p.item is not None]
+    rewritten = [p for p in asked if p.item.note.startswith("rewritten by the model")]
+    assert rewritten, "the corpus bank items that fail the rules come back as model MCQs"
+    assert all(p.kind == "choice" and p.item.options for p in rewritten)
+    assert not any("Did your answer match the reference?" in p.content for p in seen), \
+        "with a model, free recall is graded by the model (then gated), not self-graded"
+    # each question is audited once even though audits are prepared in the background
+    envelopes = [json.dumps(request_payload(r.body)["data"], sort_keys=True) for r in audits]
+    assert len(envelopes) == len(set(envelopes))

@@ -45,3 +45,10 @@ def test_mastery_weights_recent_answers_more():
     new_right = [(now - timedelta(days=60), "wrong", "sure")] + [(now, "correct", "sure")] * 3
     assert scheduling.mastery(new_right, now) > scheduling.mastery(old_right, now)
     assert scheduling.mastery([(now, "correct", "sure")] * 5, now) == 0.80
+
+
+def test_pending_answers_do_not_count_toward_mastery():
+    now = datetime(2026, 3, 1, tzinfo=UTC)
+    right = [(now, "correct", "sure")] * 3
+    assert scheduling.mastery(right + [(now, "pending", "sure")] * 5, now) == \
+        scheduling.mastery(right, now)

@@ -173,3 +173,11 @@ def test_events_are_append_once(store):
     assert store.append_event("s", 0, "answer", {"choice": 2})
     assert not store.append_event("s", 0, "answer", {"choice": 3})
     assert [e["payload"] for e in store.events("s")] == [{"choice": 2}]
+
+
+def test_a_pending_answer_is_graded_once_and_ignored_by_mastery(store):
+    ledger.record_attempt(store, Attempt(id="p", kind="probe", outcome="pending",
+                                         confidence="sure", answer="because"))
+    assert ledger.grade_attempt(store, "p", "wrong") is True
+    assert ledger.grade_attempt(store, "p", "correct") is False
+    assert [a["outcome"] for a in ledger.attempts(store)] == ["wrong"]

@@ -1,5 +1,6 @@
-"""With a model: teaching drafts and isomorphic re-probes, prepared in the background while the
-learner reads, so step boundaries rarely wait on the model. Every draft is then gated."""
+"""With a model: teaching drafts, rewrites of bank items that failed the quiz rules, isomorphic
+re-probes and free-recall grades, prepared in the background while the learner reads, so step
+boundaries rarely wait on the model. Everything made here is then gated."""
 
 from __future__ import annotations
 
@@ -26,6 +27,13 @@ class IsomorphicItem(BaseModel):
     question: str
     options: list[str]
     correct_index: int
+
+
+class FreeRecallGrade(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    passed: bool
+    explanation: str
 
 
 class Drafter:
@@ -75,13 +83,50 @@ class Drafter:
                 "excerpt": compiled["excerpt"]}
 
     def isomorphic(self, item) -> dict[str, Any] | None:
+        """The same concept, structurally different wording: the re-probe after a lucky hunch."""
         made = self._call("tutor", {
             "task": "isomorphic_item", "untrusted_item": item.question,
             "untrusted_reference": item.reference,
         }, IsomorphicItem, "reprobe")
-        if made is None or len(made.options) != 4 or not 0 <= made.correct_index < 4:
-            return None
-        return {"id": item.id + "-iso", "lesson_id": item.lesson_id, "type": "mcq",
-                "question": made.question, "options": made.options,
-                "correct_index": made.correct_index, "reference": item.reference,
-                "bloom": item.bloom, "stage": item.stage}
+        return _fair_mcq(made, item, item.id + "-iso", "an isomorphic re-probe made by the model")
+
+    def rewrite(self, item) -> dict[str, Any] | None:
+        """A bank item that failed the quiz rules, rewritten by the model as an MCQ."""
+        made = self._call("tutor", {
+            "task": "rewrite_item", "untrusted_item": item.question,
+            "untrusted_reference": item.reference,
+            "rules": "4 options of balanced length and shape; one correct; no all/none of the "
+                     "above; no negatives; the key must not echo the question's words",
+        }, IsomorphicItem, "rewrite")
+        return _fair_mcq(made, item, item.id,
+                         "rewritten by the model from a bank item that failed the quiz rules")
+
+    def grade(self, item, answer: str) -> bool | None:
+        """The model's grade of a free-recall answer against the reference; None when it cannot
+        grade (the learner then grades it)."""
+        made = self._call("tutor", {
+            "task": "grade_free_recall", "question": item.question,
+            "untrusted_reference": item.reference, "untrusted_answer": answer,
+        }, FreeRecallGrade, "grade")
+        return None if made is None else made.passed
+
+
+def _fair_mcq(made: IsomorphicItem | None, item, new_id: str, note: str) -> dict[str, Any] | None:
+    """A model-made MCQ as a presented item, kept only when it passes the mechanical rules and
+    no answer-free strategy finds its key; its options are placed like any other item's."""
+    from tutor.engine.items import guessable_by, place_key
+    from tutor.gates import mcq
+    from tutor.gates.envelopes import QuizQuestion
+
+    if made is None or len(made.options) != 4 or not 0 <= made.correct_index < 4:
+        return None
+    question = QuizQuestion(id=new_id, type="mcq", question=made.question,
+                            options=made.options, correct_index=made.correct_index)
+    if mcq.blocking(mcq.audit_item(question)):
+        return None
+    if guessable_by(made.question, made.options, made.correct_index):
+        return None
+    options, key = place_key(made.options, made.correct_index, new_id)
+    return {"id": new_id, "lesson_id": item.lesson_id, "type": "mcq", "question": made.question,
+            "options": options, "correct_index": key, "reference": item.reference,
+            "bloom": item.bloom, "stage": item.stage, "note": note}

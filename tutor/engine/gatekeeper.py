@@ -7,6 +7,7 @@ the rest UNVERIFIED; the local checker has the last word. Receipts are kept in t
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Sequence
 
 from learning_system.store import Store
@@ -35,14 +36,75 @@ class Gatekeeper:
         self.store = store
         self.digest = digest
         self.provider = None if provider is None or getattr(provider, "offline", True) else provider
+        self._verdicts: dict[str, tuple[Verdict, str]] = {}
+        self._in_flight: dict[str, threading.Event] = {}
+        self._lock = threading.Lock()
 
     def _verify(self, envelope: Envelope) -> tuple[Verdict, str]:
         if self.provider is None:
             return offline_verifier.verify(envelope), "offline"
+        key = envelope.model_dump_json()
+        self.prewarm([envelope])
+        with self._lock:
+            pending = self._in_flight.get(key)
+        if pending is not None:
+            pending.wait()
+        with self._lock:
+            return self._verdicts[key]
+
+    def prewarm(self, envelopes: Sequence[Envelope]) -> None:
+        """Run a model verifier on several envelopes at once (they are independent) and keep
+        the verdicts for the turns that will carry them. An envelope already being verified
+        (e.g. in the background) is not sent twice."""
+        if self.provider is None:
+            return
+        done = threading.Event()
+        with self._lock:
+            todo = {}
+            for e in envelopes:
+                key = e.model_dump_json()
+                if key not in self._verdicts and key not in self._in_flight:
+                    todo[key] = e
+                    self._in_flight[key] = done
+        if not todo:
+            return
+
+        async def all_of() -> list:
+            return await asyncio.gather(*(self.provider.verify(e) for e in todo.values()),
+                                        return_exceptions=True)
+
         try:
-            return asyncio.run(self.provider.verify(envelope)), "model"
+            results = asyncio.run(all_of())
         except Exception as exc:  # the verifier could not run: UNVERIFIED, never a pass
-            return offline_verifier.unverified(envelope, f"verifier failed: {exc}"), "none"
+            results = [exc] * len(todo)
+        with self._lock:
+            for (key, envelope), result in zip(todo.items(), results, strict=True):
+                if isinstance(result, BaseException):
+                    reason = f"verifier failed: {type(result).__name__}: {result}"
+                    self._verdicts[key] = (offline_verifier.unverified(envelope, reason), "none")
+                else:
+                    self._verdicts[key] = (result, "model")
+                del self._in_flight[key]
+        done.set()
+
+    @staticmethod
+    def ask_envelope(questions: list[QuizQuestion], purpose: str, concept: str, excerpt: str
+                     ) -> QuizAuditEnvelope:
+        return QuizAuditEnvelope(
+            questions_json=questions, purpose=purpose, concept=concept,  # type: ignore[arg-type]
+            bloom_levels=sorted({q.target_bloom or "understand" for q in questions}),
+            source_excerpt=excerpt,
+        )
+
+    @staticmethod
+    def grade_envelope(item: QuizQuestion, answer: str, passed: bool, excerpt: str,
+                       rubric: list[str] | None = None, error_type: str | None = None
+                       ) -> GradeAuditEnvelope:
+        return GradeAuditEnvelope(
+            item=item, learner_answer=answer,
+            proposed_grade=ProposedGrade(passed=passed, error_type=error_type),  # type: ignore[arg-type]
+            rubric=rubric or [], reference_excerpt=excerpt,
+        )
 
     def _receipt(self, message_id: str, envelope: Envelope, cycles: int = 0) -> Receipt:
         verdict, verifier = self._verify(envelope)
@@ -55,12 +117,8 @@ class Gatekeeper:
 
     def ask(self, message_id: str, content: str, questions: list[QuizQuestion], purpose: str,
             concept: str, excerpt: str) -> Outcome:
-        envelope = QuizAuditEnvelope(
-            questions_json=questions, purpose=purpose, concept=concept,  # type: ignore[arg-type]
-            bloom_levels=sorted({q.target_bloom or "understand" for q in questions}),
-            source_excerpt=excerpt,
-        )
-        receipt = self._receipt(message_id, envelope)
+        receipt = self._receipt(message_id, self.ask_envelope(questions, purpose, concept,
+                                                              excerpt))
         turn = Turn(message_id=message_id, kind="ask", content=content, questions=questions)
         return self._check(turn, [receipt])
 
@@ -105,11 +163,7 @@ class Gatekeeper:
     def grade(self, message_id: str, content: str, item: QuizQuestion, answer: str,
               passed: bool, excerpt: str, rubric: list[str] | None = None,
               error_type: str | None = None) -> Outcome:
-        envelope = GradeAuditEnvelope(
-            item=item, learner_answer=answer,
-            proposed_grade=ProposedGrade(passed=passed, error_type=error_type),  # type: ignore[arg-type]
-            rubric=rubric or [], reference_excerpt=excerpt,
-        )
+        envelope = self.grade_envelope(item, answer, passed, excerpt, rubric, error_type)
         receipt = self._receipt(message_id, envelope)
         turn = Turn(message_id=message_id, kind="grade", content=content, questions=[item])
         return self._check(turn, [receipt])

@@ -192,6 +192,13 @@ def _admit_within_guess_cap(items: Sequence[QuizItem]) -> set[str]:
     return set(leaks)
 
 
+def place_key(options: Sequence[str], key: int, salt: str) -> tuple[list[str], int]:
+    """Shuffle options deterministically; returns them with the key's new index."""
+    order = list(range(len(options)))
+    random.Random(_seed(salt)).shuffle(order)
+    return [options[n] for n in order], order.index(key)
+
+
 def broad_to_narrow(items: Sequence[QuizItem]) -> list[QuizItem]:
     stage_rank = {"pre": 0, "check": 1, "post": 2}
     return sorted(items, key=lambda i: (BLOOM_ORDER.index(bloom_of(i)),

@@ -58,6 +58,10 @@ def key_sentences(text: str, n: int = 2) -> list[str]:
     return out
 
 
+def _audit_purpose(purpose: str) -> str:
+    return "end-of-lesson quiz" if purpose == "quiz" else purpose
+
+
 def graded_answer(item: Presented, answer: str) -> str:
     """The answer as the grade auditor reads it: options numbered from 1."""
     if answer == "idk":
@@ -178,7 +182,34 @@ class LessonScript:
 
     def _pool(self, strand: dict[str, Any]) -> list[Presented]:
         ordered = bank.broad_to_narrow(strand["items"])
-        return bank.present(ordered, strand["lesson"], salt=self.session_id)
+        return self._rewritten(bank.present(ordered, strand["lesson"], salt=self.session_id))
+
+    def _rewritten(self, pool: list[Presented]) -> list[Presented]:
+        """With a model, bank items that failed the quiz rules are rewritten as MCQs; a rewrite
+        is used only when it passes the same rules, else the item stays free recall."""
+        if self.drafter is None:
+            return pool
+        failed = [p for p in pool if p.type == "free_recall" and p.note]
+        for p in failed:
+            self.drafter.prefetch(f"rewrite:{p.id}", lambda p=p: self.drafter.rewrite(p))
+        out = []
+        for p in pool:
+            made = None
+            if p in failed:
+                made = self.memo(f"rewrite:{p.id}", lambda p=p: self.drafter.take(
+                    f"rewrite:{p.id}") or self.drafter.rewrite(p))
+            out.append(Presented.model_validate(made) if made else p)
+        return out
+
+    def _ask_envelope(self, item: Presented, purpose: str, concept: str):
+        return self.gate.ask_envelope([item.to_question()], _audit_purpose(purpose), concept,
+                                      item.reference)
+
+    def _prewarm_asks(self, key: str, items: list[Presented], purpose: str, concept: str) -> None:
+        """Audit a batch's questions concurrently, in the background, before they are asked."""
+        if self.drafter is not None and items:
+            envelopes = [self._ask_envelope(i, purpose, concept) for i in items]
+            self.drafter.prefetch(key, lambda: self.gate.prewarm(envelopes))
 
     def probe_strand(self, strand: dict[str, Any], n: int, total: int) -> Script:
         pool = self._pool(strand)
@@ -188,6 +219,7 @@ class LessonScript:
         questions = choice[:MAX_STRAND_MCQ]
         questions += recall[: max(0, MIN_STRAND_MCQ - len(questions))]
         explain = self.explain_item(strand)
+        self._prewarm_asks(f"audit:{n}", [*questions, explain], "probe", strand["concept"])
         title = f"Probe · strand {n} of {total} · {strand['name']}"
         answers: list[dict[str, Any]] = []
         streak_unknown = 0
@@ -224,8 +256,7 @@ class LessonScript:
         """Ask one gated item; record the answer (not yet graded when feedback is withheld)."""
         message_id = self.mid(f"ask:{item.id}")
         outcome = self.gate.ask(message_id, item.render(), [item.to_question()],
-                                purpose if purpose != "quiz" else "end-of-lesson quiz",
-                                concept, item.reference)
+                                _audit_purpose(purpose), concept, item.reference)
         if isinstance(outcome, Block):
             yield from self.notice_blocked(purpose, title, outcome)
             return None
@@ -245,23 +276,35 @@ class LessonScript:
                                           ("correct" if graded else "wrong")),
             "attempt_id": f"{message_id}:answer", "purpose": purpose, "concept": concept,
         }
-        if result["outcome"] != "pending":
-            self.record("attempt", result)
+        self.record("attempt", result)
         if feedback:
             yield from self.reveal([result], title, concept)
         return result
 
     def reveal(self, answers: list[dict[str, Any]], title: str, concept: str) -> Script:
-        """Grade answers (self-grade for free recall), gate each grade, show it, and record
-        the mistakes with the learner's own attribution."""
+        """Grade answers (free recall: by the model when there is one, else by the learner
+        against the reference), gate each grade, show it, and record the mistakes with the
+        learner's own attribution. Independent grades are verified concurrently."""
+        self._prewarm_grades([a for a in answers if a["outcome"] != "pending"])
+        if self.drafter is not None:
+            for a in answers:
+                if a["outcome"] == "pending":
+                    self.drafter.prefetch(f"grade:{a['attempt_id']}", lambda a=a: (
+                        self.drafter.grade(a["item"], a["answer"])))
         for a in answers:
             item: Presented = a["item"]
             if a["outcome"] == "pending":
-                action = yield from self.read_yes_no(
-                    "results", title, f"{item.question}\n  Your answer: {a['answer']}\n"
-                    f"  Reference: {item.reference}\n\nDid your answer match the reference?")
-                a["outcome"] = "correct" if action.value == "y" else "wrong"
-                self.record("attempt", a)
+                passed = None
+                if self.drafter is not None:
+                    passed = self.memo(f"grade:{a['attempt_id']}", lambda a=a: self.drafter.take(
+                        f"grade:{a['attempt_id']}"))
+                if passed is None:
+                    action = yield from self.read_yes_no(
+                        "results", title, f"{item.question}\n  Your answer: {a['answer']}\n"
+                        f"  Reference: {item.reference}\n\nDid your answer match the reference?")
+                    passed = action.value == "y"
+                a["outcome"] = "correct" if passed else "wrong"
+                self.record("grade", a)
             passed = a["outcome"] == "correct"
             shown = a["answer"]
             if item.type == "mcq" and shown.isdigit():
@@ -278,6 +321,13 @@ class LessonScript:
             yield from self.show("results", title, outcome)
             if a["outcome"] == "wrong":
                 yield from self.attribute(a, title, a["confidence"] == "sure")
+
+    def _prewarm_grades(self, answers: list[dict[str, Any]]) -> None:
+        self.gate.prewarm([
+            self.gate.grade_envelope(a["item"].to_question(), graded_answer(a["item"],
+                                     a["answer"]), a["outcome"] == "correct", a["item"].reference)
+            for a in answers
+        ])
 
     def read_yes_no(self, stage: str, title: str, content: str) -> Script:
         return (yield Prompt(kind="yes_no", message_id=self.mid(stage), stage=stage,
@@ -513,10 +563,12 @@ class LessonScript:
     # end-of-lesson quiz ------------------------------------------------------------------------
     def quiz(self) -> Script:
         post = [q for q in self.lesson.quiz if q.stage == "post"] or self.lesson.quiz
-        pool = [p for p in bank.present(post, self.lesson, salt=self.session_id + "quiz")
+        pool = [p for p in self._rewritten(bank.present(post, self.lesson,
+                                                         salt=self.session_id + "quiz"))
                 if p.id not in self.asked]
         pool.sort(key=lambda p: p.type == "free_recall")
         title = f"End-of-lesson quiz · {self.lesson.title}"
+        self._prewarm_asks("audit:quiz", pool[:QUIZ_SIZE], "quiz", self.concept)
         answers = []
         for n, item in enumerate(pool[:QUIZ_SIZE], 1):
             self.position = f"quiz · question {n}"

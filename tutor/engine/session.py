@@ -143,6 +143,8 @@ class Session:
                 payload={"question": item.question if item else "",
                          "rubric_hits": data.get("rubric_hits", [])},
             ))
+        elif kind == "grade":
+            ledger.grade_attempt(self.store, data["attempt_id"], data["outcome"])
         elif kind == "mistake":
             item = data.get("item")
             ledger.record_mistake(self.store, ledger.Mistake(

@@ -54,7 +54,7 @@ class Learner:
         rest = self.proc.stdout.read().decode(errors="replace")
         self.transcript += rest
         assert self.proc.wait(timeout=30) == 0
-        err = self.proc.stderr.read().decode(errors="replace")
+        err = self.stderr = self.proc.stderr.read().decode(errors="replace")
         assert "Traceback" not in err and "Traceback" not in self.transcript, err
         return rest
 
@@ -132,3 +132,27 @@ def test_sigkill_mid_teach_resumes_at_the_same_step_with_no_answer_lost(tmp_path
     with Store(tmp_path / "tutor.db") as store:
         after = sorted(r["id"] for r in store.rows("SELECT id FROM attempts"))
     assert after == before
+
+
+def test_an_unreachable_model_says_so_and_the_lesson_runs_offline(tmp_path, monkeypatch):
+    monkeypatch.setenv("TUTOR_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens on port 9
+    learner = Learner(tmp_path, "continue", "--plain", "--offline")
+    screen = learner.read_prompt()
+    learner.finish()
+    assert "Prior" in screen
+    assert "model unreachable — running offline" in learner.stderr
+
+
+def test_a_lesson_through_the_plain_front_end_against_a_loopback_model(tmp_path, monkeypatch):
+    from test_engine_model import rewriting_reply
+
+    from tutor.testing.model_server import ModelServer
+
+    with ModelServer(default=rewriting_reply) as srv:
+        monkeypatch.setenv("TUTOR_BASE_URL", srv.base_url)
+        monkeypatch.setenv("TUTOR_MODEL", "loopback-model")
+        learner = Learner(tmp_path, "continue", "--plain", "--offline")
+        drive_until(learner, r"Step 1/\d+", wrong=False)
+        learner.finish()
+        assert srv.chat_requests, "the tutor used the configured model"
+    assert "Model draft." in learner.transcript  # the step the model drafted, after its gate

@@ -54,8 +54,9 @@ class PlainIO:
         if prompt.content:
             self.say(prompt.content)
         if prompt.unverified:
-            self.say(f"!! UNVERIFIED: {len(prompt.unverified)} claim(s) or question(s) could "
-                     "not be checked by a verifier; treat them with care.")
+            self.say(f"!! UNVERIFIED: {len(prompt.unverified)} part(s) of this screen were not "
+                     "checked by a verifier (none is configured, it failed, or the grade is your "
+                     "own); treat them with care.")
         for flag in prompt.flags:
             self.say(f"!! flag: {flag}")
 

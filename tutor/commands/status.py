@@ -39,8 +39,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     pos = data["position"]
     print(f"Curriculum: {data['curriculum']}")
-    print("Position:   " + (f"{pos['lesson']} · {pos['where']} ({pos['status']})" if pos
-                            else "not started — run `tutor continue`"))
+    if pos is None:
+        where = "not started — run `tutor continue`"
+    elif pos["status"] == "done":
+        where = f"finished {pos['lesson']} — `tutor continue` starts the next lesson"
+    else:
+        where = f"{pos['lesson']} · {pos['where']} ({pos['status']})"
+    print(f"Position:   {where}")
     print(f"Due now:    {data['due']['mistakes']} mistakes · {data['due']['concepts']} concepts")
     held = ", ".join(f"{n} {s}" for s, n in sorted(data["concepts"].items())) or "none yet"
     print(f"Concepts:   {held}")

@@ -75,9 +75,11 @@ def review_script(store: Store, now: datetime | None = None, provider=None) -> S
         ))
         if due.kind == "mistake":
             status = ledger.review_mistake(store, due.id, outcome_word, confidence, now)
+            status = ("resolved: it leaves your due list" if status == "resolved" else
+                      "it comes back tomorrow" + (" to confirm" if passed else ""))
         else:
-            ledger.review_concept(store, due.id, outcome_word, confidence, now)
-            status = "rescheduled"
+            row = ledger.review_concept(store, due.id, outcome_word, confidence, now)
+            status = f"next review {row['next_review'][:10]}"
         shown = answer
         if item.type == "mcq" and answer.isdigit():
             shown = f"{int(answer) + 1}. {item.options[int(answer)]}"

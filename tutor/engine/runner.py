@@ -10,13 +10,25 @@ from tutor.engine.session import ReplayError, Session
 from tutor.errors import TutorError
 
 
-def model_provider(store: Store):
-    """The configured model provider, or None to run on the embedded offline default."""
+def model_provider(store: Store, progress: Callable[[str], None] | None = None):
+    """The configured model provider, or None to run on the embedded offline default — also
+    when a model is configured but does not answer (said once, then the lesson goes on)."""
     from tutor.llm import make_provider
+    from tutor.llm.health import check_model
     from tutor.llm.recorder import StoreRecorder
+    from tutor.llm.settings import load_settings
 
-    provider = make_provider(recorder=StoreRecorder(store))
-    return None if getattr(provider, "offline", True) else provider
+    settings = load_settings()
+    if settings.offline:
+        return None
+    health = check_model(settings)
+    if health["status"] in ("unreachable", "rejected", "error"):
+        if progress:
+            progress(f"model unreachable — running offline ({health['message']})")
+        return None
+    if not health["ok"] and progress:
+        progress(f"model: {health['message']}")
+    return make_provider(settings, recorder=StoreRecorder(store))
 
 
 def open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | None = None,
@@ -24,7 +36,7 @@ def open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | None
                  ) -> Session | None:
     """Resume the latest unfinished session of this curriculum, else start the next lesson
     (or the one asked for). None when the curriculum is finished."""
-    provider = model_provider(store)
+    provider = model_provider(store, progress)
     drafter = None
     if provider is not None:
         from tutor.engine.drafter import Drafter

@@ -1,0 +1,52 @@
+"""Is the configured model endpoint there? Asked by `tutor doctor` and before a lesson starts,
+so an unreachable model means "running offline", not a wait on every call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+OFFLINE_MESSAGE = "offline: no model configured — running on the embedded offline provider"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+PROBE_TIMEOUT = 5.0
+
+
+def _listed(model: str, ids: list[str]) -> bool:
+    return model in ids or f"{model}:latest" in ids
+
+
+def check_model(settings: Any) -> dict[str, Any]:
+    if settings is None:
+        return {"ok": False, "status": "unknown", "message": "settings are invalid"}
+    if settings.offline:
+        return {"ok": True, "status": "offline", "message": OFFLINE_MESSAGE}
+    import httpx2
+
+    base = (settings.base_url or DEFAULT_BASE_URL).rstrip("/")
+    headers = {}
+    if settings.api_key is not None:
+        headers["Authorization"] = f"Bearer {settings.api_key.get_secret_value()}"
+    info: dict[str, Any] = {"base_url": base, "model": settings.model}
+    try:
+        response = httpx2.get(f"{base}/models", headers=headers,
+                              timeout=min(settings.timeout, PROBE_TIMEOUT))
+    except httpx2.HTTPError as exc:
+        return {**info, "ok": False, "status": "unreachable",
+                "message": f"unreachable: {type(exc).__name__} at {base}/models"}
+    if response.status_code in (401, 403):
+        return {**info, "ok": False, "status": "rejected",
+                "message": f"the endpoint refused the key (HTTP {response.status_code}); "
+                f"check {settings.api_key_env}"}
+    if response.status_code != 200:
+        return {**info, "ok": False, "status": "error",
+                "message": f"GET {base}/models answered HTTP {response.status_code}"}
+    try:
+        ids = [str(m["id"]) for m in response.json().get("data", [])]
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return {**info, "ok": False, "status": "error",
+                "message": f"GET {base}/models did not return a model list"}
+    listed = _listed(settings.model, ids)
+    message = (f"reachable; model {settings.model} is listed" if listed else
+               f"reachable, but model {settings.model} is not among its {len(ids)} models; "
+               "set TUTOR_MODEL to one it lists")
+    return {**info, "ok": listed, "status": "ok" if listed else "model_not_listed",
+            "model_listed": listed, "models_count": len(ids), "message": message}

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from learning_system.store import Store
+from learning_system.terminal import strip_terminal
 
 README = "README.md"
 README_TEXT = (
@@ -31,16 +32,6 @@ README_TEXT = (
 KNOWLEDGE_DIR = "knowledge"
 STATUS_ORDER = {"developing": 0, "held": 1, "advanced": 2}
 
-# ESC-introduced sequences: OSC/DCS/SOS/PM/APC strings, CSI, and two-character escapes;
-# then the 8-bit CSI.
-_TERMINAL = re.compile(
-    r"\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?"
-    r"|\x1b\[[0-?]*[ -/]*[@-~]?"
-    r"|\x1b[ -/]*[0-~]?"
-    r"|\x9b[0-?]*[ -/]*[@-~]?"
-)
-# C0 controls but tab and newline, DEL, C1 controls, and bidirectional overrides.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]{}#|~!$])")
 _LINE_START_BLOCK = re.compile(r"^([-+=]|\d+[.)])")
 _WS = re.compile(r"\s+")
@@ -52,12 +43,6 @@ class ViewsError(Exception):
 
 
 # text from outside the program ---------------------------------------------------------------
-def strip_terminal(text: str) -> str:
-    """`text` without terminal escape sequences or control characters; newlines are `\\n`."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _CONTROL.sub("", _TERMINAL.sub("", text))
-
-
 def md_text(text: str) -> str:
     """Untrusted text as markdown paragraphs that render as the same text and nothing more:
     no headings, lists, quotes, code, links, emphasis, tables or HTML can come out of it."""

@@ -119,3 +119,20 @@ def write_tiny_curriculum(root: Path, links: list[tuple[str, str]]) -> Path:
         "of values from their mean.\n\n### Median\n- **What it actually means:** The middle "
         "value of a sorted sample.\n", encoding="utf-8")
     return root
+
+
+@pytest.fixture
+def srv():
+    """A loopback server speaking the OpenAI chat-completions API, scripted per test."""
+    from tutor.testing.model_server import ModelServer
+
+    with ModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+def recorder():
+    """Records model calls in memory."""
+    from tutor.llm.recorder import MemoryRecorder
+
+    return MemoryRecorder()

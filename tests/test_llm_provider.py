@@ -37,17 +37,6 @@ def _clean_env(monkeypatch, tmp_path):
 
 
 @pytest.fixture
-def srv():
-    with ModelServer() as server:
-        yield server
-
-
-@pytest.fixture
-def recorder():
-    return MemoryRecorder()
-
-
-@pytest.fixture
 def sleeps():
     return []
 

@@ -6,7 +6,6 @@ import pytest
 
 from tutor.llm.openai_provider import OpenAIProvider
 from tutor.llm.provider import ModelFailure
-from tutor.llm.recorder import MemoryRecorder
 from tutor.testing.fixtures import fast_settings, isolate_model_env
 from tutor.testing.model_server import ModelServer, Reply
 
@@ -16,17 +15,6 @@ TEXT = "A gradient points uphill; descent steps the other way."
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch, tmp_path):
     isolate_model_env(monkeypatch, tmp_path / "home")
-
-
-@pytest.fixture
-def srv():
-    with ModelServer() as server:
-        yield server
-
-
-@pytest.fixture
-def recorder():
-    return MemoryRecorder()
 
 
 @pytest.fixture

@@ -18,10 +18,9 @@ from tutor.llm import make_provider
 from tutor.llm.offline_provider import OfflineProvider
 from tutor.llm.openai_provider import OpenAIProvider, max_requests_per_call
 from tutor.llm.provider import ModelFailure
-from tutor.llm.recorder import MemoryRecorder
 from tutor.llm.skills import load_skill
 from tutor.testing.fixtures import fast_settings, isolate_model_env
-from tutor.testing.model_server import ModelServer, Reply
+from tutor.testing.model_server import Reply
 
 CLAIM_IDS = [c.id for c in samples.CLAIMS]
 
@@ -29,17 +28,6 @@ CLAIM_IDS = [c.id for c in samples.CLAIMS]
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch, tmp_path):
     isolate_model_env(monkeypatch, tmp_path / "home")
-
-
-@pytest.fixture
-def srv():
-    with ModelServer() as server:
-        yield server
-
-
-@pytest.fixture
-def recorder():
-    return MemoryRecorder()
 
 
 @pytest.fixture

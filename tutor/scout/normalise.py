@@ -14,28 +14,16 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from learning_system.terminal import strip_terminal as strip_controls  # noqa: F401  (re-exported)
+
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 TEXT_TYPES = ("text/plain", "text/markdown", "text/x-markdown")
 
-# An escape sequence: OSC/DCS/SOS/PM/APC strings up to their terminator (BEL or ST), CSI with
-# parameters, or a two-character escape. The 8-bit forms (C1 introducers) are included.
-_ESCAPE_SEQUENCE = re.compile(
-    r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]{0,4096}(?:\x07|\x1b\\|\x9c)?"
-    r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
-    r"|\x1b[ -/]*[0-~]?"
-)
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufeff]")
 # numeric character references (`&#27;`, `&#x1b;`, …): controls among them are decoded before
 # the escape sequences are removed, so entity-encoded sequences go whole
 _CHARACTER_REFERENCE = re.compile(r"&#(?:[xX]0*([0-9a-fA-F]{1,2})|0*(\d{1,3}));")
 _INLINE_SPACE = re.compile(r"[^\S\n]+")
 _BLANK_RUNS = re.compile(r"\n{3,}")
-
-
-def strip_controls(text: str) -> str:
-    """Remove escape sequences and control characters, keeping line breaks and tabs."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _CONTROLS.sub("", _ESCAPE_SEQUENCE.sub("", text))
 
 
 def normalise_text(text: str) -> str:

@@ -165,9 +165,18 @@ def test_catch_up_mode_pools_strands(store, corpus_root):
     curriculum = load_curriculum(corpus_root)
     lesson = next(x for x in curriculum.lessons if len(x.prerequisites) >= 3)
     session = Session.start(store, curriculum, lesson, offline=True)
-    seen = run(session, until=lambda p: p.stage == "plan")
-    assert any("catch-up across" in p.title for p in seen)
-    assert {p.title.split(" · ")[1] for p in seen if p.stage == "probe"} == {"strand 1 of 1"}
+    seen = run(session, policy="wrong-sure", until=lambda p: p.stage == "plan")
+    probe = [p for p in seen if p.stage == "probe"]
+    assert any("catch-up across" in p.title for p in probe)
+    assert {p.title.split(" · ")[1] for p in probe} == {"strand 1 of 1"}
+    asked = [p for p in probe if not p.title.endswith("in your own words")]
+    assert 6 <= len(asked) <= 8
+    assert len([p for p in probe if p.title.endswith("in your own words")]) == 2
+    verdict = next(p.content for p in seen if p.content.startswith("Verdict for catch-up"))
+    assert "By strand:" in verdict
+    # the gaps map back to the strands: each unknown prerequisite gets a refresh step
+    plan = seen[-1].content
+    assert plan.count("refresh: ") >= 1
 
 
 def test_pause_mid_probe_resumes_on_the_same_question_with_answers_kept(store, course):

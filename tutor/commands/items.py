@@ -11,14 +11,10 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from learning_system.curriculum import Curriculum, Lesson, QuizItem
+    from learning_system.curriculum import Curriculum, Lesson
     from learning_system.store import Store
     from tutor.engine.items import Presented
 
-CATCH_UP_STRANDS = 3  # as the engine: this many strands or more are probed as one pooled batch
-CATCH_UP_PER_STRAND = 3
-PROBE_SALT = ""
-QUIZ_SALT = "quiz"
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -36,45 +32,25 @@ def add_parser(sub, name: str) -> argparse.ArgumentParser:
     return p
 
 
-def probe_batches(curriculum: Curriculum, lesson: Lesson) -> list[tuple[Lesson, list[QuizItem]]]:
-    """The probe's batches, as the engine forms its strands: one per prerequisite lesson with a
-    quiz bank (its whole bank), else the lesson's own `pre` items (its first four when it has
-    none); three strands or more are pooled into one catch-up batch, the broadest three each."""
-    from tutor.engine.items import broad_to_narrow
-
-    batches: list[tuple[Lesson, list[QuizItem]]] = []
-    for ref in lesson.prerequisites:
-        try:
-            pre = curriculum.lesson(ref)
-        except LookupError:
-            continue
-        if pre.quiz:
-            batches.append((pre, list(pre.quiz)))
-    if not batches:
-        own = [q for q in lesson.quiz if q.stage == "pre"] or lesson.quiz[:4]
-        return [(lesson, own)] if own else []
-    if len(batches) >= CATCH_UP_STRANDS:
-        pooled = [q for _, bank in batches for q in broad_to_narrow(bank)[:CATCH_UP_PER_STRAND]]
-        return [(lesson, pooled)]
-    return batches
-
-
 def presented_items(curriculum: Curriculum, lesson: Lesson) -> list[tuple[str, Presented]]:
-    """(purpose, item) for every item the lesson may present, probe first, before gating. A quiz
-    item already asked in the probe is not asked again."""
+    """(purpose, item) for every item the lesson may present, probe first, before gating — the
+    engine's own selection (tutor.engine.selection). A quiz item already asked in the probe is
+    not asked again."""
+    from tutor.engine import selection
     from tutor.engine.items import broad_to_narrow, present
 
     out: list[tuple[str, Presented]] = []
-    for source, bank in probe_batches(curriculum, lesson):
-        out += [("probe", p) for p in present(broad_to_narrow(bank), source, salt=PROBE_SALT)]
+    for batch in selection.probe_batches(curriculum, lesson):
+        out += [("probe", p) for p in present(broad_to_narrow(batch["items"]), batch["lesson"],
+                                             salt=selection.PROBE_SALT)]
     probed = {p.id for _, p in out}
-    post = [q for q in lesson.quiz if q.stage == "post"] or list(lesson.quiz)
-    out += [("quiz", p) for p in present(post, lesson, salt=QUIZ_SALT) if p.id not in probed]
+    out += [("quiz", p) for p in present(selection.quiz_bank(lesson), lesson,
+                                         salt=selection.QUIZ_SALT) if p.id not in probed]
     return out
 
 
 def _concept(curriculum: Curriculum, item: Presented) -> str:
-    from tutor.engine.lesson import concept_id
+    from tutor.engine.selection import concept_id
 
     try:
         return concept_id(curriculum.lesson(item.lesson_id))

@@ -12,11 +12,12 @@ import re
 from collections.abc import Callable, Generator
 from typing import Any
 
-from learning_system.curriculum import Curriculum, Lesson, QuizItem, Section
+from learning_system.curriculum import Curriculum, Lesson, Section
 from tutor.engine import items as bank
-from tutor.engine import prior
+from tutor.engine import prior, selection
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.items import Presented
+from tutor.engine.selection import concept_id, slug
 from tutor.engine.turns import ERROR_TYPES, Action, Prompt
 from tutor.gates.checker import Block, Emit
 
@@ -24,8 +25,8 @@ Script = Generator[Prompt, Action, None]
 SKIP_SECTIONS = {"learning objectives", "further reading", "exercises", "ship it"}
 MAX_STRAND_MCQ = 8
 MIN_STRAND_MCQ = 3
+CATCH_UP_MIN = 6
 QUIZ_SIZE = 5
-CATCH_UP_STRANDS = 3
 FEYNMAN_RUBRIC = [
     "says what it is in your own words",
     "says when and why it is used",
@@ -33,14 +34,6 @@ FEYNMAN_RUBRIC = [
     "gives one concrete example",
 ]
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(`])")
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:48]
-
-
-def concept_id(lesson: Lesson) -> str:
-    return f"{slug(lesson.id).replace('-', '')}-{slug(lesson.title)}"
 
 
 def key_sentences(text: str, n: int = 2) -> list[str]:
@@ -67,6 +60,21 @@ def graded_answer(item: Presented, answer: str) -> str:
     if answer == "idk":
         return "I don't know"
     return str(int(answer) + 1) if item.type == "mcq" and answer.isdigit() else answer
+
+
+def strand_verdict(evidence: list[dict[str, Any]], recall_ok: bool, misconception: bool) -> str:
+    """solid: every answer known (right and sure, or right on the re-probe) and the free recall
+    right; unknown: fewer than half known; otherwise unstable — and always after a
+    misconception."""
+    known = [r for r in evidence if r["outcome"] == "correct" and (
+        r["confidence"] == "sure" or r["follow_up"] == "re-probe: right")]
+    if not evidence:
+        return "unstable" if recall_ok else "unknown"
+    if len(known) == len(evidence) and recall_ok and not misconception:
+        return "solid"
+    if len(known) * 2 < len(evidence):
+        return "unknown"
+    return "unstable"
 
 
 class LessonScript:
@@ -116,9 +124,9 @@ class LessonScript:
 
     # the lesson ------------------------------------------------------------------------------
     def run(self) -> Script:
-        strands = self.strands()
+        strands = selection.strands(self.curriculum, self.lesson)
         yield from self.prior_step(strands)
-        yield from self.probe(strands)
+        yield from self.probe()
         steps = self.plan(strands)
         yield from self.plan_step(steps)
         for n, step in enumerate(steps, 1):
@@ -133,23 +141,6 @@ class LessonScript:
                      title=f"{self.lesson.id} {self.lesson.title}", position="done",
                      content=f"Lesson complete: {self.lesson.title}. Your answers and mistakes "
                      "are saved; run `tutor review` when they come due.")
-
-    # strands: one per prerequisite lesson, else the lesson's own starting point ----------------
-    def strands(self) -> list[dict[str, Any]]:
-        out = []
-        for ref in self.lesson.prerequisites:
-            try:
-                pre = self.curriculum.lesson(ref)
-            except LookupError:
-                continue
-            if pre.quiz:
-                out.append({"name": pre.title, "lesson": pre, "concept": concept_id(pre),
-                            "items": pre.quiz})
-        if not out:
-            own = [q for q in self.lesson.quiz if q.stage == "pre"] or self.lesson.quiz[:4]
-            out.append({"name": f"starting point for {self.lesson.title}", "lesson": self.lesson,
-                        "concept": self.concept, "items": own})
-        return out
 
     def prior_step(self, strands: list[dict[str, Any]]) -> Script:
         self.position = "prior"
@@ -169,20 +160,15 @@ class LessonScript:
         yield from self.read("prior", "Prior", "\n".join(lines))
 
     # probe ----------------------------------------------------------------------------------
-    def probe(self, strands: list[dict[str, Any]]) -> Script:
-        if len(strands) >= CATCH_UP_STRANDS:
-            pooled: list[QuizItem] = []
-            for s in strands:
-                pooled += bank.broad_to_narrow(s["items"])[:3]
-            strands = [{"name": "catch-up across " + ", ".join(s["name"] for s in strands),
-                        "lesson": self.lesson, "concept": self.concept, "items": pooled,
-                        "catch_up": len(strands)}]
-        for n, strand in enumerate(strands, 1):
-            yield from self.probe_strand(strand, n, len(strands))
+    def probe(self) -> Script:
+        batches = selection.probe_batches(self.curriculum, self.lesson)
+        for n, strand in enumerate(batches, 1):
+            yield from self.probe_strand(strand, n, len(batches))
 
     def _pool(self, strand: dict[str, Any]) -> list[Presented]:
         ordered = bank.broad_to_narrow(strand["items"])
-        return self._rewritten(bank.present(ordered, strand["lesson"], salt=self.session_id))
+        return self._rewritten(bank.present(ordered, strand["lesson"],
+                                            salt=selection.PROBE_SALT))
 
     def _rewritten(self, pool: list[Presented]) -> list[Presented]:
         """With a model, bank items that failed the quiz rules are rewritten as MCQs; a rewrite
@@ -212,14 +198,19 @@ class LessonScript:
             self.drafter.prefetch(key, lambda: self.gate.prewarm(envelopes))
 
     def probe_strand(self, strand: dict[str, Any], n: int, total: int) -> Script:
+        """One batch: broad to narrow, stopping once the edge is found, then free recall;
+        results only after the whole batch. A catch-up batch asks 6–8 MCQs and 2 free-recall
+        items across its member strands."""
+        members = strand.get("members", [])
+        minimum = CATCH_UP_MIN if members else MIN_STRAND_MCQ
         pool = self._pool(strand)
         choice = [p for p in pool if p.type in ("mcq", "numeric")]
         recall = [p for p in pool if p.type == "free_recall"]
         # too few gated choice items: ask converted items as free recall to reach the minimum
         questions = choice[:MAX_STRAND_MCQ]
-        questions += recall[: max(0, MIN_STRAND_MCQ - len(questions))]
-        explain = self.explain_item(strand)
-        self._prewarm_asks(f"audit:{n}", [*questions, explain], "probe", strand["concept"])
+        questions += recall[: max(0, minimum - len(questions))]
+        explains = [self.explain_item(m) for m in (members[:2] or [strand])]
+        self._prewarm_asks(f"audit:{n}", [*questions, *explains], "probe", strand["concept"])
         title = f"Probe · strand {n} of {total} · {strand['name']}"
         answers: list[dict[str, Any]] = []
         streak_unknown = 0
@@ -232,11 +223,15 @@ class LessonScript:
             answers.append(answer)
             known = answer["outcome"] == "correct" and answer["confidence"] == "sure"
             streak_unknown = 0 if known else streak_unknown + 1
-            if len(answers) >= MIN_STRAND_MCQ and streak_unknown >= 2:
+            if len(answers) >= minimum and streak_unknown >= 2:
                 break  # the edge is found
-        self.position = f"probe · strand {n}/{total} · explain"
-        free = yield from self.ask(explain, "probe", title + " · in your own words",
-                                   strand["concept"])
+        free = []
+        for k, explain in enumerate(explains, 1):
+            self.position = f"probe · strand {n}/{total} · explain {k}/{len(explains)}"
+            given = yield from self.ask(explain, "probe", title + " · in your own words",
+                                        strand["concept"])
+            if given:
+                free.append(given)
         self.position = f"probe · strand {n}/{total} · results"
         yield from self.results(strand, title, answers, free)
 
@@ -343,12 +338,11 @@ class LessonScript:
                                 "attribution": action.text, "retest_early": confident})
 
     def results(self, strand: dict[str, Any], title: str, answers: list[dict[str, Any]],
-                free: dict[str, Any] | None) -> Script:
+                free: list[dict[str, Any]]) -> Script:
         title = title + " · results"
-        everything = answers + ([free] if free else [])
-        yield from self.reveal(everything, title, strand["concept"])
+        yield from self.reveal(answers + free, title, strand["concept"])
         evidence = []
-        misconception = False
+        misconceived: set[str] = set()
         why_done = False
         for a in answers:
             item: Presented = a["item"]
@@ -361,25 +355,26 @@ class LessonScript:
                 why_done = True
                 sound = yield from self.why(a, title)
                 row["follow_up"] = "why: sound" if sound else "why: misconception"
-                misconception |= not sound
+                if not sound:
+                    misconceived.add(item.id)
             evidence.append(row)
-        known = [r for r in evidence if r["outcome"] == "correct" and (
-            r["confidence"] == "sure" or r["follow_up"] == "re-probe: right")]
-        recall_ok = free is None or free["outcome"] == "correct"
-        if not evidence:
-            verdict = "unknown" if not recall_ok else "unstable"
-        elif len(known) == len(evidence) and recall_ok and not misconception:
-            verdict = "solid"
-        elif len(known) * 2 < len(evidence):
-            verdict = "unknown"
-        else:
-            verdict = "unstable"
+        recall = {f["item"].id: f["outcome"] == "correct" for f in free}
+        verdict = strand_verdict(evidence, all(recall.values()), bool(misconceived))
         self.verdicts[strand["name"]] = verdict
+        for member in strand.get("members", []):  # a catch-up's gaps, mapped to its strands
+            ids = {q.id for q in member["items"]}
+            rows = [r for r in evidence if r["item"] in ids]
+            own_recall = recall.get(self.explain_item(member).id, True)
+            self.verdicts[member["name"]] = strand_verdict(rows, own_recall,
+                                                           bool(ids & misconceived))
         self.record("note", {"kind": "verdict", "strand": strand["name"], "verdict": verdict,
-                             "evidence": evidence})
+                             "evidence": evidence, "verdicts": dict(self.verdicts)})
         lines = [f"Verdict for {strand['name']}: {verdict}", ""]
         lines += [f"  {r['item']:<22} {r['answer'][:18]:<18} {r['confidence'] or '':<8} "
                   f"{r['outcome']:<8} {r['follow_up']}" for r in evidence]
+        if strand.get("members"):
+            lines += ["", "By strand:"]
+            lines += [f"  {m['name']}: {self.verdicts[m['name']]}" for m in strand["members"]]
         yield from self.read("results", title, "\n".join(lines))
 
     def reprobe(self, strand: dict[str, Any], item: Presented, title: str) -> Script:
@@ -536,7 +531,7 @@ class LessonScript:
             yield from self.feynman(title)
             return
         checks = [p for p in bank.present([q for q in self.lesson.quiz if q.stage == "check"],
-                                          self.lesson, salt=self.session_id)
+                                          self.lesson, salt=selection.QUIZ_SALT)
                   if p.id not in self.asked and p.type in ("mcq", "numeric")]
         if checks:
             yield from self.ask(checks[0], "checkpoint", title, self.concept, feedback=True)
@@ -562,9 +557,8 @@ class LessonScript:
 
     # end-of-lesson quiz ------------------------------------------------------------------------
     def quiz(self) -> Script:
-        post = [q for q in self.lesson.quiz if q.stage == "post"] or self.lesson.quiz
-        pool = [p for p in self._rewritten(bank.present(post, self.lesson,
-                                                         salt=self.session_id + "quiz"))
+        pool = [p for p in self._rewritten(bank.present(selection.quiz_bank(self.lesson),
+                                                         self.lesson, salt=selection.QUIZ_SALT))
                 if p.id not in self.asked]
         pool.sort(key=lambda p: p.type == "free_recall")
         title = f"End-of-lesson quiz · {self.lesson.title}"

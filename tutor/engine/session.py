@@ -19,7 +19,8 @@ from learning_system.store import Store, iso
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.ingest import IngestConcept, PendingIngest, TaughtStep
 from tutor.engine.items import Presented
-from tutor.engine.lesson import LessonScript, concept_id
+from tutor.engine.lesson import LessonScript
+from tutor.engine.selection import concept_id
 from tutor.engine.sources import gate_digest, lesson_digest
 from tutor.engine.turns import Action, Prompt, check_action
 

@@ -189,3 +189,13 @@ def test_pause_mid_probe_resumes_on_the_same_question_with_answers_kept(store, c
     again = Session.resume(store, course, row)
     assert (again.prompt.message_id, again.prompt.content) == (where.message_id, where.content)
     assert len(ledger.attempts(store, session_id=session.id)) == 1
+
+
+def test_i_already_know_is_recorded_and_the_probe_still_asks(store, course):
+    session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+    run(session, until=lambda p: p.stage == "probe")
+    before = session.prompt
+    after = session.act(Action(kind="claim", text="the chain rule"))
+    assert after is before, "the claim does not skip the question"
+    notes = [n for n in store.notes(session.id) if n["kind"] == "claimed_known"]
+    assert [n["body"]["text"] for n in notes] == ["the chain rule"]

@@ -87,7 +87,8 @@ def read_action(io: PlainIO, prompt: Prompt) -> Action:
         try:
             return _read_once(io, prompt)
         except InvalidAction as exc:
-            io.say(f"  {exc}")
+            if str(exc):
+                io.say(f"  {exc}")
 
 
 def _confidence(io: PlainIO, given: str | None) -> str:

@@ -199,3 +199,14 @@ def test_i_already_know_is_recorded_and_the_probe_still_asks(store, course):
     assert after is before, "the claim does not skip the question"
     notes = [n for n in store.notes(session.id) if n["kind"] == "claimed_known"]
     assert [n["body"]["text"] for n in notes] == ["the chain rule"]
+
+
+def test_the_next_lesson_inherits_the_probe_verdicts_without_searching_again(store, course):
+    first = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+    run(first)
+    verdict = next(n["body"]["verdict"] for n in store.notes(first.id) if n["kind"] == "verdict")
+    second = Session.start(store, course, course.lesson("P1 L03"), offline=True)
+    table = second.prompt.content
+    row = next(line for line in table.splitlines() if "Vectors and Dot Products" in line)
+    assert f"probe in P1 L02: {verdict}" in row
+    assert row.rstrip().endswith("skip-fast" if verdict == "solid" else "expand")

@@ -148,8 +148,12 @@ class LessonScript:
             {"concept": s["name"], "keywords": slug(s["name"]).split("-")} for s in strands]
 
         def compute() -> list[dict[str, str]]:
-            keywords = [k for p in prereqs for k in p.get("keywords", [])]
-            return prior.hypothesis(prereqs, prior.search(self.gate.store, keywords))
+            known = prior.inherited(self.gate.store, self.session_id)
+            rest = [p for p in prereqs if p["concept"] not in known]
+            keywords = [k for p in rest for k in p.get("keywords", [])]
+            found = {r["prerequisite"]: r for r in
+                     prior.hypothesis(rest, prior.search(self.gate.store, keywords))}
+            return [known.get(p["concept"]) or found[p["concept"]] for p in prereqs]
 
         table = self.memo("prior", compute)
         self.record("note", {"kind": "prior", "hypothesis": table})

@@ -74,3 +74,23 @@ def _rank(found: list[dict[str, Any]], now: datetime) -> tuple[str, str]:
             return "seen before, passed recently", "skip-fast"
         return "seen before", "reframe"
     return "nothing in your records", "expand"
+
+
+PLAN_FOR_VERDICT = {"solid": "skip-fast", "unstable": "expand", "unknown": "expand"}
+
+
+def inherited(store: Store, session_id: str) -> dict[str, dict[str, str]]:
+    """What the learner's previous session found, by prerequisite: its probe verdicts, which
+    beat anything a search could find, so those prerequisites are not searched again."""
+    last = store.rows("SELECT id, lesson_id FROM sessions WHERE id != ? "
+                      "ORDER BY updated_at DESC, rowid DESC LIMIT 1", (session_id,))
+    if not last:
+        return {}
+    out: dict[str, dict[str, str]] = {}
+    for note in store.notes(last[0]["id"]):
+        if note["kind"] != "verdict":
+            continue
+        for name, verdict in (note["body"].get("verdicts") or {}).items():
+            out[name] = {"prerequisite": name, "plan": PLAN_FOR_VERDICT.get(verdict, "expand"),
+                         "evidence": f"probe in {last[0]['lesson_id']}: {verdict}"}
+    return out

@@ -204,11 +204,13 @@ def main() -> int:
         f"ratio (envelope validation + check_turn) / envelope validation: "
         f"{(best['validate'] + best['check']) / best['validate']:.2f}x"
     )
+    inputs_ratio = best["full"] / best["inputs"]
     print(
         f"target >= {TARGET_PER_SECOND:,} full checks/s: "
         f"{'met' if per_second >= TARGET_PER_SECOND else 'NOT met'}; "
-        f"target <= {TARGET_RATIO:.0f}x bare envelope validation: "
-        f"{'met' if ratio <= TARGET_RATIO else 'NOT met'}"
+        f"target <= {TARGET_RATIO:.0f}x validation alone of what is checked (turn + receipts, "
+        f"envelopes inside): {'met' if inputs_ratio <= TARGET_RATIO else 'NOT met'}; "
+        f"against the bare envelopes only: {'met' if ratio <= TARGET_RATIO else 'NOT met'}"
     )
     return 0
 

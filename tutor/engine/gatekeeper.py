@@ -98,11 +98,12 @@ class Gatekeeper:
 
     @staticmethod
     def grade_envelope(item: QuizQuestion, answer: str, passed: bool, excerpt: str,
-                       rubric: list[str] | None = None, error_type: str | None = None
-                       ) -> GradeAuditEnvelope:
+                       rubric: list[str] | None = None, error_type: str | None = None,
+                       rubric_hits: list[str] | None = None) -> GradeAuditEnvelope:
         return GradeAuditEnvelope(
             item=item, learner_answer=answer,
-            proposed_grade=ProposedGrade(passed=passed, error_type=error_type),  # type: ignore[arg-type]
+            proposed_grade=ProposedGrade(passed=passed, error_type=error_type,  # type: ignore[arg-type]
+                                         rubric_hits=rubric_hits or []),
             rubric=rubric or [], reference_excerpt=excerpt,
         )
 
@@ -162,8 +163,9 @@ class Gatekeeper:
 
     def grade(self, message_id: str, content: str, item: QuizQuestion, answer: str,
               passed: bool, excerpt: str, rubric: list[str] | None = None,
-              error_type: str | None = None) -> Outcome:
-        envelope = self.grade_envelope(item, answer, passed, excerpt, rubric, error_type)
+              error_type: str | None = None, rubric_hits: list[str] | None = None) -> Outcome:
+        envelope = self.grade_envelope(item, answer, passed, excerpt, rubric, error_type,
+                                       rubric_hits)
         receipt = self._receipt(message_id, envelope)
         turn = Turn(message_id=message_id, kind="grade", content=content, questions=[item])
         return self._check(turn, [receipt])

@@ -127,14 +127,18 @@ def _as_free_recall(item: QuizItem, lesson: Lesson, note: str) -> Presented:
 
 
 def present(items: Sequence[QuizItem], lesson: Lesson, salt: str = "") -> list[Presented]:
-    """Present a batch of bank items. Deterministic for the same items, lesson and salt."""
+    """Present a batch of bank items. Deterministic for the same items, lesson and salt.
+    Which items may be multiple choice is decided over the whole bank the batch draws on (the
+    batch and the lesson's bank), so a small batch does not lose its MCQs to the guess cap."""
+    ids = {i.id for i in items}
+    bank = [*items, *(q for q in lesson.quiz if q.id not in ids)]
     rule_issues = {
         item.id: mcq.blocking(mcq.audit_item(QuizQuestion(
             id=item.id, type="mcq", question=item.question, options=item.options,
             correct_index=item.correct)))
-        for item in items if item.type != "numeric"
+        for item in bank if item.type != "numeric"
     }
-    admitted = _admit_within_guess_cap([i for i in items if not rule_issues.get(i.id, True)])
+    admitted = _admit_within_guess_cap([i for i in bank if not rule_issues.get(i.id, True)])
     out: list[Presented] = []
     slot = (lesson.number * 3 + lesson.phase * 2) % 4  # spreads first slots across lessons
     for item in items:

@@ -371,10 +371,12 @@ class LessonScript:
             own_recall = recall.get(self.explain_item(member).id, True)
             self.verdicts[member["name"]] = strand_verdict(rows, own_recall,
                                                            bool(ids & misconceived))
+        evidence += [{"item": f["item"].id, "answer": f["answer"], "confidence": f["confidence"],
+                      "outcome": f["outcome"], "follow_up": "free recall"} for f in free]
         self.record("note", {"kind": "verdict", "strand": strand["name"], "verdict": verdict,
                              "evidence": evidence, "verdicts": dict(self.verdicts)})
         lines = [f"Verdict for {strand['name']}: {verdict}", ""]
-        lines += [f"  {r['item']:<22} {r['answer'][:18]:<18} {r['confidence'] or '':<8} "
+        lines += [f"  {r['item'][:28]:<28} {r['answer'][:18]:<18} {r['confidence'] or '':<8} "
                   f"{r['outcome']:<8} {r['follow_up']}" for r in evidence]
         if strand.get("members"):
             lines += ["", "By strand:"]
@@ -558,6 +560,21 @@ class LessonScript:
                                 "answer": action.text, "outcome": "correct" if passed else
                                 "wrong", "confidence": None, "concept": self.concept,
                                 "feynman": passed, "item": None, "rubric_hits": hits})
+        item = Presented(id=f"{self.concept}-feynman", lesson_id=self.lesson.id,
+                         type="free_recall", question=f"Explain {self.lesson.title} back.",
+                         reference=self.lesson.motto or self.lesson.title, bloom="understand",
+                         stage="check")
+        missing = [r for r in FEYNMAN_RUBRIC if r not in hits]
+        content = (f"Feynman check: {'passed' if passed else 'not yet'} — {len(hits)} of "
+                   f"{len(FEYNMAN_RUBRIC)}." + ("" if passed else " Still to cover: it "
+                                                  + "; it ".join(missing) + "."))
+        outcome = self.gate.grade(self.mid("feynman-grade"), content, item.to_question(),
+                                  action.text, passed, item.reference, rubric=FEYNMAN_RUBRIC,
+                                  rubric_hits=hits)
+        if isinstance(outcome, Block):
+            yield from self.notice_blocked("checkpoint", title, outcome)
+        else:
+            yield from self.show("checkpoint", title, outcome)
 
     # end-of-lesson quiz ------------------------------------------------------------------------
     def quiz(self) -> Script:

@@ -156,3 +156,18 @@ def test_a_lesson_through_the_plain_front_end_against_a_loopback_model(tmp_path,
         learner.finish()
         assert srv.chat_requests, "the tutor used the configured model"
     assert "Model draft." in learner.transcript  # the step the model drafted, after its gate
+
+
+def test_escape_sequences_in_shown_text_are_inert():
+    import io
+
+    from tutor.engine.turns import Prompt
+    from tutor.plain import PlainIO
+
+    out = io.StringIO()
+    PlainIO(io.StringIO(), out).show(Prompt(
+        kind="read", message_id="m", stage="teach", title="Step \x1b]0;pwned\x07 1",
+        position="", content="red \x1b[31malert\x1b[0m and a \x1b]8;;http://x\x1b\\link"))
+    text = out.getvalue()
+    assert "\x1b" not in text and "\x07" not in text
+    assert "red alert" in text and "link" in text

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
+from learning_system.terminal import strip_terminal
 from tutor.engine.turns import CONFIDENCE_KEYS, Action, InvalidAction, Prompt
 
 HELP = """Keys
@@ -29,7 +30,9 @@ class PlainIO:
         self.count = 0
 
     def say(self, text: str = "") -> None:
-        self.stdout.write(text + "\n")
+        """Print a line. Curriculum text, fetched excerpts and the learner's own words all pass
+        through here, so terminal escape sequences in them are removed, never interpreted."""
+        self.stdout.write(strip_terminal(text) + "\n")
         self.stdout.flush()
 
     def ask(self, label: str) -> str:

@@ -210,3 +210,20 @@ def test_the_next_lesson_inherits_the_probe_verdicts_without_searching_again(sto
     row = next(line for line in table.splitlines() if "Vectors and Dot Products" in line)
     assert f"probe in P1 L02: {verdict}" in row
     assert row.rstrip().endswith("skip-fast" if verdict == "solid" else "expand")
+
+
+def test_continue_after_a_finished_lesson_opens_the_next_one(store, course, monkeypatch,
+                                                             tmp_path):
+    from tutor.engine.runner import open_session
+
+    for name in ("OPENAI_API_KEY", "TUTOR_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TUTOR_HOME", str(tmp_path / "home"))
+    first = open_session(store, course, offline=True)
+    assert first.lesson.id == "P1 L01" and not first.resumed
+    run(first, until=lambda p: p.stage == "probe")
+    again = open_session(store, course, offline=True)
+    assert again.id == first.id and again.resumed
+    run(again)
+    following = open_session(store, course, offline=True)
+    assert following.lesson.id == "P1 L02"

@@ -227,3 +227,32 @@ def test_continue_after_a_finished_lesson_opens_the_next_one(store, course, monk
     run(again)
     following = open_session(store, course, offline=True)
     assert following.lesson.id == "P1 L02"
+
+
+def test_every_corpus_lesson_runs_to_the_end_offline_with_nothing_withheld(tmp_path,
+                                                                           corpus_root):
+    curriculum = load_curriculum(corpus_root)
+    policies = ["right-sure", "wrong-sure", "right-hunch", "idk"]
+    for n, lesson in enumerate(curriculum.lessons):
+        with Store(tmp_path / f"{n}.db") as s:
+            session = Session.start(s, curriculum, lesson, offline=True)
+            seen = run(session, policy=lambda p, c=iter(range(10**6)): policies[next(c) % 4],
+                       limit=600)
+            assert session.done, lesson.id
+            assert not [p.banner for p in seen if p.banner], lesson.id
+            assert s.ingests(status="pending"), lesson.id
+
+
+def test_a_lesson_whose_document_is_missing_still_runs(tmp_path, store):
+    import shutil
+
+    from conftest import write_tiny_curriculum
+
+    root = write_tiny_curriculum(tmp_path / "course", [("Means", "http://127.0.0.1:9/m")])
+    shutil.rmtree(root / "phases" / "01-basics" / "01-counting" / "docs")
+    curriculum = load_curriculum(root)
+    assert curriculum.warnings
+    session = Session.start(store, curriculum, curriculum.lesson("P1 L01"), offline=True)
+    seen = run(session)
+    assert session.done
+    assert any("no teaching text" in p.content for p in seen)

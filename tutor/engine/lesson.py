@@ -447,6 +447,12 @@ class LessonScript:
         if self.drafter is not None and steps:  # step 1 is prepared while the plan is read
             self.drafter.prefetch("step:1", lambda: self.prepare_step(steps[0], 1))
         self.plan_titles = [s["title"] for s in steps]
+        if not steps:
+            self.record("note", {"kind": "plan", "steps": []})
+            yield from self.read("plan", "Plan", f"{self.lesson.title} has no teaching text to "
+                                 "build steps from (its document is missing or empty), so the "
+                                 "end-of-lesson quiz comes next.")
+            return
         goal = self.lesson.objectives[0] if self.lesson.objectives else self.lesson.title
         lines = [f'Your path to "{goal}"', ""]
         lines += [f"  {'✓' if v == 'solid' else '◆'} {name} ({v})"

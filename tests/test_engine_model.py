@@ -200,3 +200,32 @@ def test_failed_bank_items_are_rewritten_and_free_recall_is_graded_by_the_model(
     # each question is audited once even though audits are prepared in the background
     envelopes = [json.dumps(request_payload(r.body)["data"], sort_keys=True) for r in audits]
     assert len(envelopes) == len(set(envelopes))
+
+
+def test_a_model_misbehaving_in_every_way_never_breaks_a_lesson(store, corpus_root):
+    faults = itertools.cycle([Reply.malformed(), Reply.error(500), Reply.refusal(),
+                              Reply.length(), Reply.json({"unexpected": 1}),
+                              Reply.text("not json"), None])
+
+    def chaos(body: dict) -> Reply:
+        fault = next(faults)
+        return rewriting_reply(body) if fault is None else fault
+
+    course = load_curriculum(corpus_root)
+    with ModelServer(default=chaos) as srv:
+        settings = load_settings(base_url=srv.base_url, model="m", timeout=2, max_retries=0,
+                                 backoff_base=0)
+        provider = make_provider(settings, StoreRecorder(store))
+        for ref in ("P1 L08", "P3 L05"):
+            session = Session.start(store, course, course.lesson(ref), provider=provider,
+                                    drafter=Drafter(provider), offline=True)
+            try:
+                for _ in range(500):
+                    if session.done:
+                        break
+                    session.act(answer(session.prompt))
+            finally:
+                session.close()
+            assert session.done, ref
+    outcomes = {row["outcome"] for row in store.model_calls()}
+    assert "ok" in outcomes and len(outcomes) > 1, outcomes

@@ -7,6 +7,7 @@ Resuming replays the log through the same script and lands on the same prompt.
 
 from __future__ import annotations
 
+import re
 import threading
 import uuid
 from collections.abc import Callable
@@ -171,16 +172,15 @@ class Session:
             if a["concept_id"]:
                 by_concept.setdefault(a["concept_id"], []).append(a["id"])
         names = {concept_id(self.lesson): self.lesson.title}
+        verdict_by_concept: dict[str, str] = {}
         for ref in self.lesson.prerequisites:
             try:
                 pre = self.curriculum.lesson(ref)
-                names[concept_id(pre)] = pre.title
             except LookupError:
-                pass
-        verdict_by_concept = {concept_id(self.curriculum.lesson(r)): v
-                              for r in self.lesson.prerequisites
-                              for name, v in data["verdicts"].items()
-                              if self._title(r) == name}
+                continue
+            names[concept_id(pre)] = pre.title
+            if pre.title in data["verdicts"]:
+                verdict_by_concept[concept_id(pre)] = data["verdicts"][pre.title]
         concepts = [
             IngestConcept(
                 id=cid, name=names.get(cid, cid), lesson_id=self.lesson.id,
@@ -190,8 +190,9 @@ class Session:
             )
             for cid, ids in sorted(by_concept.items())
         ]
-        glossary = {term: text for term, text in sorted(self.curriculum.glossary.items())
-                    if term.lower() in self._lesson_text().lower()}
+        text = self._lesson_text()
+        glossary = {term: meaning for term, meaning in sorted(self.curriculum.glossary.items())
+                    if re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE)}
         pending = PendingIngest(
             id=f"ingest:{self.id}", session_id=self.id, lesson_id=self.lesson.id,
             lesson_title=self.lesson.title, curriculum=str(self.curriculum.root),
@@ -206,12 +207,6 @@ class Session:
             created_at=iso(),
         )
         self.store.save_ingest(pending.id, self.id, self.lesson.id, pending.model_dump(mode="json"))
-
-    def _title(self, ref: str) -> str:
-        try:
-            return self.curriculum.lesson(ref).title
-        except LookupError:
-            return ""
 
     def _lesson_text(self) -> str:
         path: Path | None = self.lesson.doc_path

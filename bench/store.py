@@ -48,25 +48,14 @@ def seed(store: Store, n_attempts: int, n_concepts: int, now: datetime) -> None:
                                              concept_id=f"c{i}"), when=now - timedelta(hours=i))
 
 
-def bench_store(path: Path, args, now: datetime) -> tuple[list[float], list[float]]:
+def open_store(path: Path, args, now: datetime) -> Store:
     store = Store(path)
     seed(store, args.attempts, args.concepts, now)
-    writes, queues = [], []
-    for i in range(args.samples):
-        a = Attempt(id=f"bench-{i}", kind="probe", concept_id=f"c{i % args.concepts}",
-                    outcome="correct", confidence="sure", answer="2")
-        t = time.perf_counter()
-        ledger.record_attempt(store, a)
-        writes.append(time.perf_counter() - t)
-    for _ in range(50):
-        t = time.perf_counter()
-        ledger.due_queue(store, now)
-        queues.append(time.perf_counter() - t)
-    store.close()
-    return writes, queues
+    return store
 
 
-def bench_bare(path: Path, args, now: datetime) -> tuple[list[float], list[float]]:
+def open_bare(path: Path, args, now: datetime) -> sqlite3.Connection:
+    """The same tables, rows and durability settings in a bare sqlite3 connection."""
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
@@ -89,26 +78,29 @@ def bench_bare(path: Path, args, now: datetime) -> tuple[list[float], list[float
                      [(f"m{i}", f"c{i}", iso(now - timedelta(hours=i)))
                       for i in range(args.concepts // 10)])
     conn.execute("COMMIT")
-    writes, queues = [], []
-    for i in range(args.samples):
-        t = time.perf_counter()
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute("INSERT OR IGNORE INTO attempts VALUES (?, ?, 'probe', 'correct', 'sure', "
-                     "'2', '{}', ?)", (f"bench-{i}", f"c{i % args.concepts}", iso()))
-        conn.execute("COMMIT")
-        writes.append(time.perf_counter() - t)
-    at = iso(now)
-    for _ in range(50):
-        t = time.perf_counter()
-        rows = conn.execute("SELECT id FROM mistakes WHERE status='open' AND next_review <= ? "
-                            "ORDER BY retest_early DESC, next_review, id LIMIT 50", (at,)
-                            ).fetchall()
-        if len(rows) < 50:
-            conn.execute("SELECT id FROM concepts WHERE next_review <= ? ORDER BY next_review, "
-                         "id LIMIT ?", (at, 50 - len(rows))).fetchall()
-        queues.append(time.perf_counter() - t)
-    conn.close()
-    return writes, queues
+    return conn
+
+
+def bare_write(conn: sqlite3.Connection, i: int, concepts: int) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("INSERT OR IGNORE INTO attempts VALUES (?, ?, 'probe', 'correct', 'sure', "
+                 "'2', '{}', ?)", (f"bench-{i}", f"c{i % concepts}", iso()))
+    conn.execute("COMMIT")
+
+
+def bare_queue(conn: sqlite3.Connection, at: str) -> None:
+    rows = conn.execute("SELECT id, concept_id, next_review, retest_early FROM mistakes "
+                        "WHERE status='open' AND next_review <= ? "
+                        "ORDER BY retest_early DESC, next_review, id LIMIT 50", (at,)).fetchall()
+    if len(rows) < 50:
+        conn.execute("SELECT id, next_review FROM concepts WHERE next_review <= ? "
+                     "ORDER BY next_review, id LIMIT ?", (at, 50 - len(rows))).fetchall()
+
+
+def timed(fn, *args) -> float:
+    t = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - t
 
 
 def main() -> None:
@@ -118,9 +110,21 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=1_000)
     args = ap.parse_args()
     now = datetime.now(UTC)
+    sw, bw, sq, bq = [], [], [], []
+    at = iso(now)
     with tempfile.TemporaryDirectory() as tmp:
-        sw, sq = bench_store(Path(tmp) / "store.db", args, now)
-        bw, bq = bench_bare(Path(tmp) / "bare.db", args, now)
+        store = open_store(Path(tmp) / "store.db", args, now)
+        conn = open_bare(Path(tmp) / "bare.db", args, now)
+        for i in range(args.samples):  # interleaved, so drift on the machine hits both alike
+            a = Attempt(id=f"bench-{i}", kind="probe", concept_id=f"c{i % args.concepts}",
+                        outcome="correct", confidence="sure", answer="2")
+            sw.append(timed(ledger.record_attempt, store, a))
+            bw.append(timed(bare_write, conn, i, args.concepts))
+        for _ in range(200):
+            sq.append(timed(ledger.due_queue, store, now))
+            bq.append(timed(bare_queue, conn, at))
+        store.close()
+        conn.close()
     ms = 1000
     print(f"store at {args.attempts:,} attempts over {args.concepts:,} concepts")
     print(f"attempt write p99: store {p99(sw) * ms:.3f} ms · bare sqlite3 {p99(bw) * ms:.3f} ms"

@@ -236,25 +236,23 @@ def review_concept(store: Store, concept_id: str, outcome: Outcome, confidence: 
 def due_queue(store: Store, now: datetime | None = None, limit: int = 50) -> list[DueItem]:
     """Due mistakes first (early retests at the front), then due concepts, oldest due first."""
     at = iso(now)
-    items = [
-        DueItem(kind="mistake", id=r["id"], concept_id=r["concept_id"], due=r["next_review"],
-                retest_early=bool(r["retest_early"]))
-        for r in store.rows(
-            "SELECT id, concept_id, next_review, retest_early FROM mistakes "
-            "WHERE status = 'open' AND next_review <= ? "
-            "ORDER BY retest_early DESC, next_review, id LIMIT ?",
-            (at, limit),
-        )
-    ]
+    rows = store.execute(
+        "SELECT id, concept_id, next_review, retest_early FROM mistakes "
+        "WHERE status = 'open' AND next_review <= ? "
+        "ORDER BY retest_early DESC, next_review, id LIMIT ?",
+        (at, limit),
+    ).fetchall()
+    # rows from our own tables: built without re-validation, on the hot path of every review
+    items = [DueItem.model_construct(kind="mistake", id=i, concept_id=c, due=d,
+                                     retest_early=bool(r)) for i, c, d, r in rows]
     if len(items) < limit:
-        items += [
-            DueItem(kind="concept", id=r["id"], concept_id=r["id"], due=r["next_review"])
-            for r in store.rows(
-                "SELECT id, next_review FROM concepts WHERE next_review <= ? "
-                "ORDER BY next_review, id LIMIT ?",
-                (at, limit - len(items)),
-            )
-        ]
+        rows = store.execute(
+            "SELECT id, next_review FROM concepts WHERE next_review <= ? "
+            "ORDER BY next_review, id LIMIT ?",
+            (at, limit - len(items)),
+        ).fetchall()
+        items += [DueItem.model_construct(kind="concept", id=i, concept_id=i, due=d,
+                                          retest_early=False) for i, d in rows]
     return items
 
 

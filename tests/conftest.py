@@ -136,3 +136,31 @@ def recorder():
     from tutor.llm.recorder import MemoryRecorder
 
     return MemoryRecorder()
+
+
+@pytest.fixture
+def store(tmp_path):
+    """A real store in a fresh SQLite file."""
+    from learning_system.store import Store
+
+    with Store(tmp_path / "tutor.db") as s:
+        yield s
+
+
+@pytest.fixture
+def isolated_model_env(monkeypatch, tmp_path):
+    """No model settings or keys from the machine; the tutor home in tmp_path."""
+    from tutor.testing.fixtures import isolate_model_env
+
+    isolate_model_env(monkeypatch, tmp_path / "home")
+
+
+@pytest.fixture
+async def provider(srv, recorder):
+    """The OpenAI-compatible provider pointed at the loopback model server, fast settings."""
+    from tutor.llm.openai_provider import OpenAIProvider
+    from tutor.testing.fixtures import fast_settings
+
+    provider = OpenAIProvider(fast_settings(srv.base_url), recorder)
+    yield provider
+    await provider.aclose()

@@ -17,12 +17,6 @@ from tutor.engine.turns import Action, InvalidAction, Prompt
 REVEALING = re.compile(r"(You answered:|not quite\.|Reference:)")
 
 
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "tutor.db") as s:
-        yield s
-
-
 @pytest.fixture(scope="module")
 def course():
     return load_curriculum(builtin_course_path())

@@ -12,13 +12,9 @@ from learning_system.store import SCHEMA_VERSION, Store
 from tutor.cli import main
 from tutor.commands import doctor
 from tutor.config import builtin_course_path, store_path, tutor_home
-from tutor.testing.fixtures import isolate_model_env
 from tutor.testing.model_server import ModelServer
 
-
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch, tmp_path):
-    isolate_model_env(monkeypatch, tmp_path / "home")
+pytestmark = pytest.mark.usefixtures("isolated_model_env")
 
 
 def run_doctor(capsys, *argv: str) -> tuple[int, str]:

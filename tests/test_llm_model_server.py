@@ -10,13 +10,10 @@ from pydantic import BaseModel
 
 from tutor.llm.openai_provider import OpenAIProvider
 from tutor.llm.provider import ModelFailure
-from tutor.testing.fixtures import fast_settings, isolate_model_env
+from tutor.testing.fixtures import fast_settings
 from tutor.testing.model_server import ModelServer, Reply
 
-
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch, tmp_path):
-    isolate_model_env(monkeypatch, tmp_path / "home")
+pytestmark = pytest.mark.usefixtures("isolated_model_env")
 
 
 class _X(BaseModel):

@@ -14,7 +14,7 @@ from tutor.llm.openai_provider import MAX_REASKS, OpenAIProvider, max_requests_p
 from tutor.llm.provider import FAILURE_KINDS, ModelFailure
 from tutor.llm.recorder import MemoryRecorder
 from tutor.llm.skills import load_skill
-from tutor.testing.fixtures import fast_settings, isolate_model_env
+from tutor.testing.fixtures import fast_settings
 from tutor.testing.model_server import ModelServer, Reply
 
 
@@ -31,9 +31,7 @@ class LooseAnswer(BaseModel):  # no extra="forbid": the provider must still reje
 GOOD = {"answer": 4, "why": "two and two"}
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch, tmp_path):
-    isolate_model_env(monkeypatch, tmp_path / "home")
+pytestmark = pytest.mark.usefixtures("isolated_model_env")
 
 
 @pytest.fixture

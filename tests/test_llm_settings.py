@@ -12,14 +12,11 @@ from tutor.llm import make_provider
 from tutor.llm.offline_provider import OfflineProvider
 from tutor.llm.openai_provider import OpenAIProvider
 from tutor.llm.settings import ModelSettings, load_settings, settings_file
-from tutor.testing.fixtures import isolate_model_env
 
 KEY = "sk-settings-test-0123456789"
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch, tmp_path):
-    isolate_model_env(monkeypatch, tmp_path / "home")
+pytestmark = pytest.mark.usefixtures("isolated_model_env")
 
 
 def write_settings(text: str) -> None:

@@ -6,22 +6,13 @@ import pytest
 
 from tutor.llm.openai_provider import OpenAIProvider
 from tutor.llm.provider import ModelFailure
-from tutor.testing.fixtures import fast_settings, isolate_model_env
+from tutor.testing.fixtures import fast_settings
 from tutor.testing.model_server import ModelServer, Reply
 
 TEXT = "A gradient points uphill; descent steps the other way."
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch, tmp_path):
-    isolate_model_env(monkeypatch, tmp_path / "home")
-
-
-@pytest.fixture
-async def provider(srv, recorder):
-    provider = OpenAIProvider(fast_settings(srv.base_url), recorder)
-    yield provider
-    await provider.aclose()
+pytestmark = pytest.mark.usefixtures("isolated_model_env")
 
 
 async def collect(provider) -> tuple[list[str], ModelFailure | None]:

@@ -16,25 +16,15 @@ from tutor.gates.receipts import make_receipt
 from tutor.gates.verdicts import FactCheckVerdict
 from tutor.llm import make_provider
 from tutor.llm.offline_provider import OfflineProvider
-from tutor.llm.openai_provider import OpenAIProvider, max_requests_per_call
+from tutor.llm.openai_provider import max_requests_per_call
 from tutor.llm.provider import ModelFailure
 from tutor.llm.skills import load_skill
-from tutor.testing.fixtures import fast_settings, isolate_model_env
 from tutor.testing.model_server import Reply
 
 CLAIM_IDS = [c.id for c in samples.CLAIMS]
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch, tmp_path):
-    isolate_model_env(monkeypatch, tmp_path / "home")
-
-
-@pytest.fixture
-async def provider(srv, recorder):
-    provider = OpenAIProvider(fast_settings(srv.base_url), recorder)
-    yield provider
-    await provider.aclose()
+pytestmark = pytest.mark.usefixtures("isolated_model_env")
 
 
 def claims_verdict(**words: str) -> dict:

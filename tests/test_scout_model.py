@@ -11,14 +11,13 @@ import pytest
 from conftest import write_tiny_curriculum
 
 from learning_system.curriculum import load_curriculum
-from learning_system.store import Store
 from tutor.llm.offline_provider import OfflineProvider
 from tutor.llm.openai_provider import OpenAIProvider
 from tutor.llm.recorder import MemoryRecorder
 from tutor.llm.skills import DATAMARK
 from tutor.scout import prepare
 from tutor.scout.fetch import FetchLimits
-from tutor.testing.fixtures import fast_settings, isolate_model_env
+from tutor.testing.fixtures import fast_settings
 from tutor.testing.model_server import ModelServer, Reply
 from tutor.testing.page_server import Page, PageServer
 
@@ -30,21 +29,13 @@ SYNTHESIS = ("Averages and spread: the mean and median summarise a sample, the v
              "deviations, and Nesterov momentum evaluates the gradient at a look-ahead position.")
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch, tmp_path):
-    isolate_model_env(monkeypatch, tmp_path / "home")
+pytestmark = pytest.mark.usefixtures("isolated_model_env")
 
 
 @pytest.fixture
 def pages():
     with PageServer() as server:
         yield server
-
-
-@pytest.fixture
-def store(tmp_path: Path):
-    with Store(tmp_path / "tutor.db") as s:
-        yield s
 
 
 def unmark(text: str) -> str:

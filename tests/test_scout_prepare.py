@@ -43,12 +43,6 @@ def srv():
         yield server
 
 
-@pytest.fixture
-def store(tmp_path: Path):
-    with Store(tmp_path / "tutor.db") as s:
-        yield s
-
-
 def curriculum_with(tmp_path: Path, links: list[tuple[str, str]]):
     root = write_tiny_curriculum(tmp_path / "course", links)
     curriculum = load_curriculum(root)

@@ -14,12 +14,6 @@ from learning_system.ledger import Attempt, Concept, Mistake
 from learning_system.store import SCHEMA_VERSION, Store, StoreError
 
 
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "tutor.db") as s:
-        yield s
-
-
 def test_new_store_is_wal_and_at_current_schema(store):
     assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.schema_version == SCHEMA_VERSION

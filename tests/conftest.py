@@ -13,7 +13,7 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "aie
 def corpus_root() -> Path:
     """The real curriculum slice in `../shared/corpus/aiefs` (read-only: copy it to change it)."""
     if not (CORPUS / "phases").is_dir():
-        pytest.fail(f"corpus not found at {CORPUS}; see ../shared/corpus/README.md")
+        pytest.skip(f"needs the reference corpus at {CORPUS} (a plain clone has none; CI has it)")
     return CORPUS
 
 

@@ -49,6 +49,8 @@ GLOSSARY_FILE = Path("glossary") / "terms.md"
 class CurriculumError(LearningSystemError):
     """The path is not a curriculum (or a lesson reference names nothing in it)."""
 
+    title = "Curriculum problem"
+
 
 class LessonNotFound(CurriculumError, LookupError):
     """No lesson matches a reference; the message lists close matches."""

@@ -25,6 +25,8 @@ SCHEMA_VERSION = 1
 class StoreError(LearningSystemError):
     """The store cannot be used as it is; the message says why and what to do."""
 
+    title = "Store problem"
+
 
 def utcnow() -> datetime:
     return datetime.now(UTC)

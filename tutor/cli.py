@@ -47,11 +47,10 @@ def main(argv: list[str] | None = None) -> int:
         argv = ["continue", *argv]
     args = build_parser().parse_args(argv)
     from learning_system.errors import LearningSystemError
-    from tutor.errors import TutorError
 
     try:
         return int(args._run(args) or 0)
-    except (TutorError, LearningSystemError) as exc:
+    except LearningSystemError as exc:
         print(f"tutor: {exc}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:  # output piped into a reader that stopped early (e.g. `| head`)

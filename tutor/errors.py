@@ -1,7 +1,16 @@
-"""Errors that reach the learner as a one-line message, never a traceback."""
+"""Errors of the tutor application. They share the learning system's root, so each front end
+handles every learner-facing error in one place."""
+
+from learning_system.errors import LearningSystemError
 
 
-class TutorError(Exception):
+class TutorError(LearningSystemError):
     """A problem the learner can act on. The message says what to do."""
 
-    exit_code = 2
+    title = "Cannot continue"
+
+
+class Cancelled(TutorError):
+    """The learner quit while the engine was working; what was answered is saved."""
+
+    title = "Stopped"

@@ -1,22 +1,19 @@
 """The plain front end: the tutor as a numbered line-mode dialogue on stdin/stdout, for screen
-readers, dumb terminals and scripts. End of input pauses; everything answered is already saved."""
+readers, dumb terminals and scripts. End of input pauses; everything answered is already saved.
+
+It renders a prompt's data with its own key hints (`1/a  …`, `0/x  I don't know`) and reads
+lines through `tutor.engine.parse`, the same reading the app uses."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import TextIO
 
 from learning_system.terminal import strip_terminal
-from tutor.engine.turns import CONFIDENCE_KEYS, Action, InvalidAction, Prompt
-
-HELP = """Keys
-  1-4 or a-d   choose an option          0 or x   I don't know
-  s / h / n    confidence: sure / hunch / no idea (add it after the answer: "2 s", "b h")
-  enter        next screen               k        skip this teaching step
-  y / n        yes / no                  p or q   pause (resume with `tutor continue`)
-  i know X     tell the tutor you already know X (the probe still checks)
-  ?            this help"""
+from tutor.engine import parse
+from tutor.engine.parse import Command, option_label
+from tutor.engine.protocol import TutorSession
+from tutor.engine.turns import ERROR_TYPE_MEANING, ERROR_TYPES, Action, InvalidAction, Prompt
 
 
 class Paused(Exception):
@@ -36,26 +33,42 @@ class PlainIO:
         self.stdout.flush()
 
     def ask(self, label: str) -> str:
+        """One line of input; end of input pauses."""
         self.stdout.write(label)
         self.stdout.flush()
         line = self.stdin.readline()
         if not line:
             self.say()
             raise Paused
-        text = line.rstrip("\n").strip()
-        if text.lower() in ("p", "q", "pause", "quit"):
-            raise Paused
-        return text
+        return line.rstrip("\n")
 
     def show(self, prompt: Prompt) -> None:
         self.count += 1
         self.say()
-        self.say(f"[{self.count}] {prompt.title}" + (f"  ({prompt.position})"
-                                                    if prompt.position else ""))
+        self.say(f"[{self.count}] {prompt.title}" + (
+            f"  ({prompt.position})" if prompt.position and prompt.position not in prompt.title
+            else ""))
         if prompt.banner:
             self.say(f"!! {prompt.banner}")
-        if prompt.content:
+        item = prompt.item
+        if item is not None and prompt.kind in ("choice", "numeric", "text"):
+            self.say(item.question)
+            for n, option in enumerate(item.options):
+                self.say(f"  {option_label(n)}  {option}")
+            if item.type == "mcq":
+                self.say("  0/x  I don't know")
+            elif item.type == "numeric":
+                self.say("  Work it on paper; reply with the final number only (x: I don't "
+                         "know).")
+            else:
+                self.say("  Answer in your own words (x: I don't know).")
+        elif prompt.content:
             self.say(prompt.content)
+        if prompt.kind == "error_type":
+            for n, name in enumerate(ERROR_TYPES, 1):
+                self.say(f"  {n} {name:<14} {ERROR_TYPE_MEANING[name]}")
+        if prompt.sources:
+            self.say("sources: " + " · ".join(prompt.sources))
         if prompt.unverified:
             self.say(f"!! UNVERIFIED: {len(prompt.unverified)} part(s) of this screen were not "
                      "checked by a verifier (none is configured, it failed, or the grade is your "
@@ -63,109 +76,59 @@ class PlainIO:
         for flag in prompt.flags:
             self.say(f"!! flag: {flag}")
 
-
-def _choice(text: str) -> str | None:
-    t = text.lower()
-    if t in ("0", "x"):
-        return "idk"
-    if t in ("1", "2", "3", "4"):
-        return str(int(t) - 1)
-    if t in ("a", "b", "c", "d"):
-        return str("abcd".index(t))
-    return None
+    def help(self, prompt: Prompt) -> None:
+        self.say("Keys on this screen")
+        for key, meaning in parse.keys_for(prompt):
+            self.say(f"  {key:<12} {meaning}")
+        if prompt.kind == "text":
+            self.say("  /p           pause (a bare p here is an answer)")
 
 
-def _split_confidence(text: str) -> tuple[str, str | None]:
-    parts = text.rsplit(None, 1)
-    if len(parts) == 2 and parts[1].lower() in CONFIDENCE_KEYS:
-        return parts[0], CONFIDENCE_KEYS[parts[1].lower()]
-    if len(text) == 2 and text[1].lower() in CONFIDENCE_KEYS and text[0] not in " ":
-        return text[0], CONFIDENCE_KEYS[text[1].lower()]
-    return text, None
+def _label(prompt: Prompt) -> str:
+    if prompt.kind == "read":
+        return ("enter next · k skip · p pause · ? help > " if prompt.stage == "teach"
+                else "enter next · p pause · ? help > ")
+    if prompt.kind in ("choice", "numeric"):
+        return "answer > "
+    if prompt.kind == "text":
+        return ("your answer (x: I don't know · /p pause) > " if prompt.needs_confidence
+                else "your answer (/p pause) > ")
+    if prompt.kind == "yes_no":
+        return "y / n > "
+    if prompt.kind == "error_type":
+        return "1-4 > "
+    return "> "
 
 
 def read_action(io: PlainIO, prompt: Prompt) -> Action:
-    """Ask until the learner gives an action that fits this prompt."""
+    """Ask until the learner gives an action that fits this prompt. Raises Paused."""
     while True:
         try:
-            return _read_once(io, prompt)
-        except InvalidAction as exc:
-            if str(exc):
-                io.say(f"  {exc}")
-
-
-def _confidence(io: PlainIO, given: str | None) -> str:
-    while given is None:
-        given = CONFIDENCE_KEYS.get(io.ask("confidence (s sure, h hunch, n no idea): ").lower())
-    return given
-
-
-def _read_once(io: PlainIO, prompt: Prompt) -> Action:
-    kind = prompt.kind
-    if kind == "read":
-        hint = "enter next · k skip · p pause · ? help > " if prompt.stage == "teach" else \
-            "enter next · p pause · ? help > "
-        text = io.ask(hint)
-        if text == "?":
-            io.say(HELP)
-            raise InvalidAction("")
-        if text.lower() in ("k", "skip") and prompt.stage == "teach":
-            return Action(kind="skip")
-        if text.lower().startswith("i know "):
-            return Action(kind="claim", text=text[7:])
-        return Action(kind="next")
-    if kind in ("choice", "numeric"):
-        text = io.ask("answer > ")
-        if text == "?":
-            io.say(HELP)
-            raise InvalidAction("")
-        if text.lower().startswith("i know "):
-            io.say("  Noted. The probe still checks it: answer the question too.")
-            return Action(kind="claim", text=text[7:])
-        body, conf = _split_confidence(text)
-        if kind == "choice":
-            value = _choice(body)
-            if value is None:
-                raise InvalidAction("choose 1-4 or a-d, or 0/x for I don't know")
-        else:
-            value = "idk" if body.lower() in ("x", "0") else body
-            if value != "idk":
+            parsed = parse.parse(prompt, io.ask(_label(prompt)))
+            if isinstance(parsed, Command):
+                if parsed.kind == "pause":
+                    raise Paused
+                io.help(prompt)
+                continue
+            while parse.wants_confidence(prompt, parsed):
                 try:
-                    float(value.replace(",", ""))
-                except ValueError:
-                    raise InvalidAction("reply with a number, or x for I don't know") from None
-        if value == "idk":
-            return Action(kind="answer", value="idk")
-        return Action(kind="answer", value=value, confidence=_confidence(io, conf))
-    if kind == "text":
-        text = io.ask("your answer (x: I don't know) > " if prompt.needs_confidence
-                      else "your answer > ")
-        if text == "?":
-            io.say(HELP)
-            raise InvalidAction("")
-        if prompt.needs_confidence and text.lower() == "x":
-            return Action(kind="text", value="idk")
-        if not text:
-            raise InvalidAction("write a sentence or two" + (", or x for I don't know"
-                                                           if prompt.needs_confidence else ""))
-        conf = _confidence(io, None) if prompt.needs_confidence else None
-        return Action(kind="text", text=text, confidence=conf)
-    if kind == "yes_no":
-        text = io.ask("y / n > ").lower()
-        if text not in ("y", "n"):
-            raise InvalidAction("answer y or n")
-        return Action(kind="yes_no", value=text)
-    if kind == "error_type":
-        value = io.ask("1-4 > ")
-        if value not in ("1", "2", "3", "4"):
-            raise InvalidAction("choose 1 structural, 2 deviation, 3 application, 4 metacognitive")
-        words = io.ask("in your words, what happened? > ")
-        return Action(kind="error_type", value=value, text=words)
-    raise InvalidAction(f"nothing to answer on a {kind} screen")
+                    parsed = parse.with_confidence(
+                        parsed, io.ask("confidence (s sure, h hunch, n no idea): "))
+                except InvalidAction as exc:
+                    io.say(f"  {exc}")
+            if parsed.kind == "error_type" and not parsed.text:
+                parsed = parsed.model_copy(update={
+                    "text": io.ask("in your words, what happened? > ").strip()[:2000]})
+            if parsed.kind == "claim" and prompt.kind != "read":
+                io.say("  Noted. The probe still checks it: answer the question too.")
+            return parsed
+        except InvalidAction as exc:
+            io.say(f"  {exc}")
 
 
-def drive(io: PlainIO, prompt: Prompt, act: Callable[[Action], Prompt]) -> Prompt:
-    """Show prompts and feed the learner's actions until the script is done. Raises Paused."""
+def drive(io: PlainIO, session: TutorSession) -> Prompt:
+    """Show prompts and feed the learner's actions until the session is done. Raises Paused."""
+    prompt = session.prompt
     while True:
         io.show(prompt)
         if prompt.kind == "done":
@@ -173,7 +136,7 @@ def drive(io: PlainIO, prompt: Prompt, act: Callable[[Action], Prompt]) -> Promp
         while True:
             action = read_action(io, prompt)
             try:
-                prompt = act(action)
+                prompt = session.act(action)
                 break
             except InvalidAction as exc:
                 io.say(f"  {exc}")

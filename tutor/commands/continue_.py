@@ -18,23 +18,41 @@ def add_parser(sub, name: str) -> argparse.ArgumentParser:
     return p
 
 
+def wants_app(args: argparse.Namespace) -> bool:
+    """The app when both ends are a terminal and --plain was not asked for."""
+    return not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def run(args: argparse.Namespace) -> int:
+    if wants_app(args):
+        from tutor.app import run_app
+
+        return run_app("continue", curriculum=args.curriculum, lesson=args.lesson,
+                       offline=args.offline)
+    return run_plain(args)
+
+
+def run_plain(args: argparse.Namespace) -> int:
     from tutor import learner
-    from tutor.engine.runner import open_session
+    from tutor.engine.progress import Activity
+    from tutor.engine.runner import after_lesson, open_session
     from tutor.plain import Paused, PlainIO, drive
 
     io = PlainIO()
     with learner.open_store() as store:
         curriculum = learner.load(learner.curriculum_path(store, args.curriculum))
+        activity = Activity(lambda p: print(p.what, file=sys.stderr) if p.what.startswith(
+            "sources: ") else None)
         session = open_session(store, curriculum, lesson_ref=args.lesson, offline=args.offline,
-                               progress=lambda line: print(line, file=sys.stderr))
+                               progress=lambda line: print(line, file=sys.stderr),
+                               activity=activity)
         if session is None:
             io.say(f"You have finished {curriculum.name}. Run `tutor review` to keep it fresh.")
             return 0
-        io.say(f"{curriculum.name} · {session.lesson.id} {session.lesson.title}"
+        io.say(f"{curriculum.name} · {session.title}"
                + (f" · resuming at {session.prompt.position}" if session.resumed else ""))
         try:
-            drive(io, session.prompt, session.act)
+            drive(io, session)
         except Paused:
             session.pause()
             io.say(f"Paused at {session.prompt.position}. Everything you answered is saved; "
@@ -42,8 +60,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         finally:
             session.close()
-        from tutor.engine.runner import after_lesson
-
-        for line in after_lesson(store, curriculum, session):
+        for line in after_lesson(store, curriculum, session).lines():
             io.say(line)
+        io.say("Run `tutor continue` for the next lesson, `tutor review` when answers come due.")
     return 0

@@ -15,15 +15,23 @@ def add_parser(sub, name: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tutor.commands.continue_ import wants_app
+
+    if wants_app(args):
+        from tutor.app import run_app
+
+        return run_app("review")
     from tutor import learner
-    from tutor.engine.review import review_script
+    from tutor.engine.runner import open_review
     from tutor.plain import Paused, PlainIO, drive
 
     io = PlainIO()
     with learner.open_store() as store:
-        script = review_script(store)
+        session = open_review(store)
         try:
-            drive(io, next(script), script.send)
+            drive(io, session)
         except Paused:
             io.say("Review stopped. Everything you answered is saved.")
+        finally:
+            session.close()
     return 0

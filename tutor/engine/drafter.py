@@ -13,6 +13,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tutor.gates.text import normalise
 
+_DOING = {
+    "teach": "drafting the next step from its sources",
+    "reprobe": "writing a re-probe question",
+    "rewrite": "rewriting a quiz item into a fair multiple-choice question",
+    "grade": "grading your answer against the reference",
+}
+
 
 class StepDraft(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -41,6 +48,7 @@ class Drafter:
         self.provider = provider
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tutor-prep")
         self._futures: dict[str, Future] = {}
+        self.activity = None  # tutor.engine.progress.Activity: progress, and the learner quitting
 
     def prefetch(self, key: str, work: Callable[[], Any]) -> None:
         if key not in self._futures:
@@ -61,6 +69,10 @@ class Drafter:
     def _call(self, skill: str, data: dict[str, Any], schema: type[BaseModel], purpose: str):
         from tutor.llm.provider import ModelFailure
 
+        if self.activity is not None:
+            if self.activity.cancelled:
+                return None
+            self.activity.report(_DOING.get(purpose, "asking the model"))
         try:
             return asyncio.run(self.provider.structured(skill=skill, data=data, schema=schema,
                                                         purpose=purpose))

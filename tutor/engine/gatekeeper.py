@@ -11,6 +11,7 @@ import threading
 from collections.abc import Sequence
 
 from learning_system.store import Store
+from tutor.engine.progress import Activity
 from tutor.gates import offline_verifier
 from tutor.gates.audit import save_receipt
 from tutor.gates.checker import Block, Emit, check_turn
@@ -31,6 +32,25 @@ from tutor.gates.verdicts import FactCheckVerdict, Verdict
 Outcome = Emit | Block
 
 
+def describe(envelopes: Sequence[Envelope]) -> str:
+    """What a verification is doing, for the learner waiting on it."""
+    claims = sum(len(e.claims) for e in envelopes if isinstance(e, FactCheckEnvelope))
+    sources = len({u for e in envelopes if isinstance(e, FactCheckEnvelope)
+                   for u in e.source_urls})
+    questions = sum(len(e.questions_json) for e in envelopes
+                    if isinstance(e, QuizAuditEnvelope))
+    grades = sum(isinstance(e, GradeAuditEnvelope) for e in envelopes)
+    parts = []
+    if claims:
+        parts.append(f"checking {claims} claim{'s' * (claims != 1)} against {sources} "
+                     f"source{'s' * (sources != 1)}")
+    if questions:
+        parts.append(f"auditing {questions} question{'s' * (questions != 1)}")
+    if grades:
+        parts.append(f"checking {grades} grade{'s' * (grades != 1)}")
+    return "; ".join(parts) or "verifying"
+
+
 class Gatekeeper:
     def __init__(self, store: Store, digest: GateDigest, provider=None) -> None:
         self.store = store
@@ -39,6 +59,7 @@ class Gatekeeper:
         self._verdicts: dict[str, tuple[Verdict, str]] = {}
         self._in_flight: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
+        self.activity: Activity | None = None  # where model verifications report progress
 
     def _verify(self, envelope: Envelope) -> tuple[Verdict, str]:
         if self.provider is None:
@@ -68,6 +89,8 @@ class Gatekeeper:
                     self._in_flight[key] = done
         if not todo:
             return
+        if self.activity is not None:
+            self.activity.report(describe(list(todo.values())))
 
         async def all_of() -> list:
             return await asyncio.gather(*(self.provider.verify(e) for e in todo.values()),

@@ -60,16 +60,9 @@ class Presented(BaseModel):
         )
 
     def render(self) -> str:
-        """The exact text shown (and gated) for this item."""
-        lines = [self.question]
-        if self.type == "mcq":
-            lines += [f"  {n + 1}/{'abcd'[n]}  {opt}" for n, opt in enumerate(self.options)]
-            lines.append("  0/x  I don't know")
-        elif self.type == "numeric":
-            lines.append("  Work it on paper; reply with the final number only (x: I don't know).")
-        else:
-            lines.append("  Answer in your own words (x: I don't know).")
-        return "\n".join(lines)
+        """The gated text of this item: its stem and its options in shown order. Key hints
+        (`1/a`, "I don't know", how to answer) are each front end's own presentation."""
+        return "\n".join([self.question, *self.options])
 
 
 def bloom_of(item: QuizItem) -> str:

@@ -18,7 +18,7 @@ from tutor.engine import prior, selection
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.items import Presented
 from tutor.engine.selection import concept_id, slug
-from tutor.engine.turns import ERROR_TYPES, Action, Prompt
+from tutor.engine.turns import ERROR_TYPES, Action, Prompt, Table
 from tutor.gates.checker import Block, Emit
 
 Script = Generator[Prompt, Action, None]
@@ -112,10 +112,10 @@ class LessonScript:
                               title=title, position=self.position, content=content, **kw)
         return action
 
-    def show(self, stage: str, title: str, outcome: Emit) -> Script:
+    def show(self, stage: str, title: str, outcome: Emit, **kw: Any) -> Script:
         """Show a turn that passed its gate, under the message id its receipts are bound to."""
         return (yield from self.read(stage, title, outcome.content, outcome.message_id,
-                                     unverified=outcome.unverified, flags=outcome.flags))
+                                     unverified=outcome.unverified, flags=outcome.flags, **kw))
 
     def notice_blocked(self, stage: str, title: str, outcome: Block) -> Script:
         self.record("note", {"kind": "withheld", "code": outcome.code, "reason": outcome.reason})
@@ -140,7 +140,7 @@ class LessonScript:
         yield Prompt(kind="done", message_id=self.mid("done"), stage="done",
                      title=f"{self.lesson.id} {self.lesson.title}", position="done",
                      content=f"Lesson complete: {self.lesson.title}. Your answers and mistakes "
-                     "are saved; run `tutor review` when they come due.")
+                     "are saved.")
 
     def prior_step(self, strands: list[dict[str, Any]]) -> Script:
         self.position = "prior"
@@ -161,7 +161,9 @@ class LessonScript:
                  ""]
         lines += [f"  {r['prerequisite'][:34]:<34} {r['evidence'][:34]:<34} {r['plan']}"
                   for r in table]
-        yield from self.read("prior", "Prior", "\n".join(lines))
+        rows = [[r["prerequisite"], r["evidence"], r["plan"]] for r in table]
+        yield from self.read("prior", "Prior", "\n".join(lines), table=Table(
+            headers=["prerequisite", "evidence", "plan"], rows=rows))
 
     # probe ----------------------------------------------------------------------------------
     def probe(self) -> Script:
@@ -336,8 +338,7 @@ class LessonScript:
         action = yield Prompt(
             kind="error_type", message_id=self.mid("mistake"), stage="mistake", title=title,
             position=self.position,
-            content="What kind of slip was it?  1 structural  2 deviation  3 application  "
-                    "4 metacognitive\nThen, in your words, what happened?")
+            content="What kind of slip was it? Then, in your words, what happened?")
         self.record("mistake", {**answer, "error_type": ERROR_TYPES[int(action.value) - 1],
                                 "attribution": action.text, "retest_early": confident})
 
@@ -381,7 +382,10 @@ class LessonScript:
         if strand.get("members"):
             lines += ["", "By strand:"]
             lines += [f"  {m['name']}: {self.verdicts[m['name']]}" for m in strand["members"]]
-        yield from self.read("results", title, "\n".join(lines))
+        rows = [[r["item"], r["answer"], r["confidence"] or "", r["outcome"], r["follow_up"]]
+                for r in evidence]
+        yield from self.read("results", title, "\n".join(lines), table=Table(
+            headers=["item", "answer", "confidence", "outcome", "follow-up"], rows=rows))
 
     def reprobe(self, strand: dict[str, Any], item: Presented, title: str) -> Script:
         """Right but a hunch: one more item on the same concept, worded differently."""
@@ -458,9 +462,11 @@ class LessonScript:
         lines += [f"  {'✓' if v == 'solid' else '◆'} {name} ({v})"
                   for name, v in self.verdicts.items()]
         claims, excerpts = [], []
+        rows = [["✓" if v == "solid" else "◆", name, v] for name, v in self.verdicts.items()]
         for s in steps:
             first = key_sentences(s["section"].text, 1)[0]
             where = "primary" if s["lesson"] is self.lesson else s["lesson"].id
+            rows.append(["◆", s["title"], f"{where} §{s['section'].title}"])
             lines.append(f"  ◆ {s['title']} ...... {where} §{s['section'].title}")
             lines.append(f"      {first}")
             claims.append(first)
@@ -472,7 +478,8 @@ class LessonScript:
         if isinstance(outcome, Block):
             yield from self.notice_blocked("plan", "Plan", outcome)
             return
-        yield from self.show("plan", "Plan", outcome)
+        yield from self.show("plan", "Plan", outcome, table=Table(
+            headers=["", "step", "sources"], rows=rows))
 
     def _sources(self, steps: list[dict[str, Any]]) -> list[str]:
         urls = [self.primary]
@@ -484,6 +491,14 @@ class LessonScript:
         return urls
 
     # teach ----------------------------------------------------------------------------------
+    def _labels(self, step: dict[str, Any], urls: list[str]) -> list[str]:
+        """The step's sources as a learner reads them: `primary §The Concept`, a title."""
+        titles = {s["url"]: s.get("title") or s["url"] for s in self.digest.get("sources", [])}
+        where = "primary" if step["lesson"] is self.lesson else step["lesson"].id
+        own = {self.primary, str(step["lesson"].doc_path)}
+        return [f"{where} §{step['section'].title}" if u in own else titles.get(u, u)
+                for u in urls]
+
     def external_for(self, n: int) -> dict[str, Any] | None:
         ok = [s for s in self.digest.get("sources", []) if s.get("kind") != "primary"
               and s.get("status") in ("ok", "changed", "new") and s.get("excerpt")]
@@ -531,7 +546,8 @@ class LessonScript:
         self.taught.append({"step_id": outcome.message_id, "title": step["title"],
                             "content": outcome.content, "sources": made["sources"],
                             "unverified": outcome.unverified})
-        action = yield from self.show("teach", title, outcome)
+        action = yield from self.show("teach", title, outcome,
+                                      sources=self._labels(step, made["sources"]))
         if action.kind == "skip":
             self.record("note", {"kind": "skipped", "step": step["title"]})
             return

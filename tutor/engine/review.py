@@ -4,6 +4,7 @@ stopped review simply continues with what is still due."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Generator
 from datetime import datetime
@@ -13,21 +14,62 @@ from learning_system.store import Store
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.items import Presented, grade
 from tutor.engine.lesson import graded_answer
-from tutor.engine.turns import Action, Prompt
+from tutor.engine.progress import Activity
+from tutor.engine.turns import Action, Prompt, check_action
 from tutor.gates.checker import Block
 from tutor.gates.digest_view import GateDigest
 
 Script = Generator[Prompt, Action, None]
 
 
-def review_script(store: Store, now: datetime | None = None, provider=None) -> Script:
-    run_id = f"r-{uuid.uuid4().hex[:8]}"
+class ReviewSession:
+    """A review as a session (see tutor.engine.protocol): due mistakes, then due concepts.
+    Each answer is recorded as it is given, so pausing needs nothing saved."""
+
+    title = "Review"
+
+    def __init__(self, store: Store, now: datetime | None = None, provider=None,
+                 activity: Activity | None = None) -> None:
+        self.store = store
+        self.activity = activity or Activity()
+        self.run_id = f"r-{uuid.uuid4().hex[:8]}"
+        self._acting = threading.Lock()
+        self._script = review_script(store, now, provider, self.run_id)
+        self.prompt: Prompt = next(self._script)
+
+    @property
+    def done(self) -> bool:
+        return self.prompt.kind == "done"
+
+    def act(self, action: Action) -> Prompt:
+        with self._acting:
+            self.activity.check()
+            check_action(self.prompt, action)
+            if action.kind == "claim":
+                self.store.add_note(f"{self.run_id}:claim:{uuid.uuid4().hex[:8]}", self.run_id,
+                                    "claimed_known", {"kind": "claimed_known",
+                                                      "text": action.text[:500]})
+                return self.prompt
+            self.prompt = self._script.send(action)
+            return self.prompt
+
+    def pause(self) -> None:
+        """Nothing to keep: every answer is already recorded, and what is left stays due."""
+
+    def close(self) -> None:
+        self.activity.cancel()
+        self._script.close()
+
+
+def review_script(store: Store, now: datetime | None = None, provider=None,
+                  run_id: str | None = None) -> Script:
+    run_id = run_id or f"r-{uuid.uuid4().hex[:8]}"
     gate = Gatekeeper(store, GateDigest(sources={}), provider)
     queue = ledger.due_queue(store, now)
     total = len(queue)
     if not total:
         yield Prompt(kind="done", message_id=f"{run_id}:empty", stage="done", title="Review",
-                     position="done", content="Nothing is due. Come back later.")
+                     position="done", content="Nothing is due.")
         return
     mistakes = {m["id"]: m for m in ledger.mistakes(store, status="open")}
     for n, due in enumerate(queue, 1):

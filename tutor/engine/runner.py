@@ -6,7 +6,10 @@ from collections.abc import Callable
 
 from learning_system.curriculum import Curriculum
 from learning_system.store import Store
+from tutor.engine.progress import Activity
+from tutor.engine.review import ReviewSession
 from tutor.engine.session import ReplayError, Session
+from tutor.engine.summary import LessonEnd, lesson_end
 from tutor.errors import TutorError
 
 
@@ -32,10 +35,12 @@ def model_provider(store: Store, progress: Callable[[str], None] | None = None):
 
 
 def open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | None = None,
-                 offline: bool = False, progress: Callable[[str], None] | None = None
-                 ) -> Session | None:
+                 offline: bool = False, progress: Callable[[str], None] | None = None,
+                 activity: Activity | None = None) -> Session | None:
     """Resume the latest unfinished session of this curriculum, else start the next lesson
-    (or the one asked for). None when the curriculum is finished."""
+    (or the one asked for). None when the curriculum is finished. `progress` hears one-line
+    notices (a model that does not answer, a session that could not be resumed); `activity`
+    hears the progress of long work and is how the learner cancels it."""
     provider = model_provider(store, progress)
     drafter = None
     if provider is not None:
@@ -46,7 +51,7 @@ def open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | None
     if lesson_ref is None and latest is not None and latest["status"] != "done":
         try:
             session = Session.resume(store, curriculum, latest, provider=provider,
-                                     drafter=drafter)
+                                     drafter=drafter, activity=activity)
             session.resumed = True
             return session
         except (ReplayError, LookupError) as exc:
@@ -67,21 +72,23 @@ def open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | None
         if lesson is None:
             return None
     return Session.start(store, curriculum, lesson, provider=provider, drafter=drafter,
-                         offline=offline, progress=progress)
+                         offline=offline, activity=activity)
 
 
-def after_lesson(store: Store, curriculum: Curriculum, session: Session) -> list[str]:
-    """Hand the lesson to the Clerk and say what comes next."""
-    lines = []
-    try:
-        from tutor.clerk.ingest import ingest_pending
+def open_review(store: Store, activity: Activity | None = None) -> ReviewSession:
+    """A review of what is due now, offline."""
+    return ReviewSession(store, activity=activity)
 
-        for result in ingest_pending(store, provider=None):
-            reasons = "; ".join(result.reasons)
-            lines.append(f"Records: {result.status}" + (f" ({reasons})" if reasons else ""))
-    except ImportError:
-        lines.append("Records: the lesson outcome waits for the Clerk (`tutor ingest`).")
-    upcoming = curriculum.next_lesson(session.lesson.id)
-    lines.append(f"Next: {upcoming.id} {upcoming.title} — run `tutor continue`." if upcoming
-                 else f"You have finished {curriculum.name}.")
-    return lines
+
+def after_lesson(store: Store, curriculum: Curriculum, session: Session) -> LessonEnd:
+    """Hand the lesson to the Clerk; the score, the mastery move, what comes due and next."""
+    from tutor.clerk.ingest import ingest_pending
+
+    said = []
+    for result in ingest_pending(store, provider=None):
+        if result.status == "accepted":
+            said.append(f"{result.lesson_id}: written ({result.changed} records)")
+        elif result.status == "rejected":
+            said.append(f"{result.lesson_id}: rejected — " + "; ".join(result.reasons))
+    records = "; ".join(said) or "already in your records"
+    return lesson_end(store, curriculum, session.id, session.lesson.id, records)

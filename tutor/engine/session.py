@@ -3,6 +3,11 @@
 Every learner action is appended to the store (committed) before the engine moves on, and so is
 anything non-deterministic the script used (memos: the prior's search result, model drafts).
 Resuming replays the log through the same script and lands on the same prompt.
+
+Lessons and reviews are both sessions (`tutor.engine.protocol.TutorSession`): a front end reads
+`prompt`, sends `act(action)`, and calls `pause()` and `close()`. `act` blocks while the engine
+works (gating, drafting, verifying) and is safe to call from a worker thread; progress is
+reported through the session's `activity`, which `close()` cancels.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.ingest import IngestConcept, PendingIngest, TaughtStep
 from tutor.engine.items import Presented
 from tutor.engine.lesson import LessonScript
+from tutor.engine.progress import Activity
 from tutor.engine.selection import concept_id
 from tutor.engine.sources import gate_digest, lesson_digest
 from tutor.engine.turns import Action, Prompt, check_action
@@ -32,7 +38,8 @@ class ReplayError(Exception):
 
 class Session:
     def __init__(self, store: Store, curriculum: Curriculum, lesson: Lesson, session_id: str,
-                 digest: dict[str, Any], provider=None, drafter=None) -> None:
+                 digest: dict[str, Any], provider=None, drafter=None,
+                 activity: Activity | None = None) -> None:
         self.store = store
         self.curriculum = curriculum
         self.lesson = lesson
@@ -40,13 +47,19 @@ class Session:
         self.digest = digest
         self.drafter = drafter
         self.resumed = False
+        self.activity = activity or Activity()
+        self.title = f"{lesson.id} {lesson.title}"
         self._lock = threading.Lock()
+        self._acting = threading.Lock()
         events = store.events(session_id)
         self._memos = {e["payload"]["key"]: e["payload"]["value"] for e in events
                        if e["kind"] == "memo"}
         self._seq = (events[-1]["seq"] + 1) if events else 0
         self._notes = 0
         gate = Gatekeeper(store, gate_digest(digest, lesson, curriculum), provider)
+        gate.activity = self.activity
+        if drafter is not None:
+            drafter.activity = self.activity
         self.script = LessonScript(
             session_id=session_id, lesson=lesson, curriculum=curriculum, digest=digest,
             gate=gate, memo=self._memo, record=self._record, drafter=drafter,
@@ -67,23 +80,24 @@ class Session:
     # starting and resuming --------------------------------------------------------------------
     @classmethod
     def start(cls, store: Store, curriculum: Curriculum, lesson: Lesson, *, provider=None,
-              drafter=None, offline: bool = True, progress: Callable[[str], None] | None = None
+              drafter=None, offline: bool = True, activity: Activity | None = None
               ) -> Session:
-        digest = lesson_digest(store, curriculum, lesson, offline=offline, progress=progress,
+        activity = activity or Activity()
+        digest = lesson_digest(store, curriculum, lesson, offline=offline, activity=activity,
                                provider=provider)
         session_id = f"s-{concept_id(lesson)[:24]}-{uuid.uuid4().hex[:8]}"
         store.save_session(session_id, lesson.id, str(curriculum.root), "active", "prior",
                            {"digest_id": digest["id"]})
-        return cls(store, curriculum, lesson, session_id, digest, provider, drafter)
+        return cls(store, curriculum, lesson, session_id, digest, provider, drafter, activity)
 
     @classmethod
     def resume(cls, store: Store, curriculum: Curriculum, row: dict[str, Any], *, provider=None,
-               drafter=None) -> Session:
+               drafter=None, activity: Activity | None = None) -> Session:
         lesson = curriculum.lesson(row["lesson_id"])
         digest = store.digest(row["state"].get("digest_id", "")) or {}
         if not digest:
             raise ReplayError("the session's digest is missing from the store")
-        return cls(store, curriculum, lesson, row["id"], digest, provider, drafter)
+        return cls(store, curriculum, lesson, row["id"], digest, provider, drafter, activity)
 
     # acting ---------------------------------------------------------------------------------
     @property
@@ -91,19 +105,26 @@ class Session:
         return self.prompt.kind == "done"
 
     def act(self, action: Action) -> Prompt:
-        """Validate, persist (durably), then advance. Raises InvalidAction for a wrong action."""
-        check_action(self.prompt, action)
-        if action.kind == "claim":  # "I already know X": recorded; the probe still checks
-            self._notes += 1
-            self.store.add_note(f"{self.id}:claim:{self._seq}", self.id, "claimed_known",
-                                {"kind": "claimed_known", "text": action.text[:500]})
+        """Validate, persist (durably), then advance; returns the next prompt. Blocks while the
+        engine works; one action at a time. Raises InvalidAction for an action that does not fit
+        the prompt, Cancelled when the session was closed meanwhile (the action is saved, and a
+        resumed session carries on from it)."""
+        with self._acting:
+            self.activity.check()
+            check_action(self.prompt, action)
+            if action.kind == "claim":  # "I already know X": recorded; the probe still checks
+                self._notes += 1
+                self.store.add_note(f"{self.id}:claim:{self._seq}", self.id, "claimed_known",
+                                    {"kind": "claimed_known", "text": action.text[:500]})
+                return self.prompt
+            self._append("action", action.model_dump(exclude_defaults=True))
+            self.prompt = self._gen.send(action)
+            self._save("done" if self.done else "active")
             return self.prompt
-        self._append("action", action.model_dump(exclude_defaults=True))
-        self.prompt = self._gen.send(action)
-        self._save("done" if self.done else "active")
-        return self.prompt
 
     def close(self) -> None:
+        """Stop background work (drafts, verifications); safe to call more than once."""
+        self.activity.cancel()
         if self.drafter is not None:
             self.drafter.close()
 

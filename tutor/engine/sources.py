@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from learning_system.curriculum import Curriculum, Lesson
 from learning_system.store import Store
+from tutor.engine.progress import Activity
 from tutor.gates.digest_view import GateDigest
 
 
 def lesson_digest(store: Store, curriculum: Curriculum, lesson: Lesson, *, offline: bool,
-                  progress: Callable[[str], None] | None = None, provider=None) -> dict[str, Any]:
-    """Prepare the lesson's digest with the Scout (stored by it) and return it as data."""
+                  activity: Activity | None = None, provider=None) -> dict[str, Any]:
+    """Prepare the lesson's digest with the Scout (stored by it) and return it as data. Each
+    source read is reported to `activity`; once it is `stopping`, sources still being fetched
+    are left out (reported unreachable: not waited for)."""
     from tutor.scout.scout import prepare_sync
 
+    activity = activity or Activity()
     digest = prepare_sync(lesson, curriculum, store, provider=provider, offline=offline,
-                          progress=progress)
+                          on_source=lambda done, total, line: activity.report(
+                              f"sources: {line}", done, total, finished=done == total),
+                          stop=lambda: activity.stopping)
+    activity.check()
     return digest.model_dump(mode="json")
 
 

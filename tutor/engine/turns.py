@@ -1,4 +1,8 @@
-"""What the engine shows (a Prompt) and what the learner does (an Action)."""
+"""What the engine shows (a Prompt) and what the learner does (an Action).
+
+A prompt carries data, not presentation: `content` is exactly the gated text (an item's stem
+and options in shown order, a teaching step, a grade); which keys pick what is each front end's
+own business, so the receipt binds what is shown and nothing else."""
 
 from __future__ import annotations
 
@@ -14,6 +18,22 @@ Confidence = Literal["sure", "hunch", "no_idea"]
 
 CONFIDENCE_KEYS = {"s": "sure", "h": "hunch", "n": "no_idea"}
 ERROR_TYPES = ("structural", "deviation", "application", "metacognitive")
+ERROR_TYPE_MEANING = {
+    "structural": "I did not know or misunderstood the idea itself",
+    "deviation": "I knew it but slipped: a misread, a sign, a step skipped",
+    "application": "I knew the idea but not how to use it here",
+    "metacognitive": "I was sure (or unsure) without good reason: guessed, rushed, overtrusted",
+}
+
+
+class Table(BaseModel):
+    """Tabular data of a screen (the prior's hypotheses, a batch's evidence, the plan's path),
+    for front ends that draw tables; the same rows are in `content` as text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    headers: list[str]
+    rows: list[list[str]]
 
 
 class Prompt(BaseModel):
@@ -32,6 +52,8 @@ class Prompt(BaseModel):
     unverified: list[str] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list)
     banner: str | None = None
+    table: Table | None = None
+    sources: list[str] = Field(default_factory=list)  # where a teaching step's text comes from
 
 
 class Action(BaseModel):

@@ -33,6 +33,7 @@ SKIPPED_SECTIONS = frozenset({
 })
 
 Progress = Callable[[str], None]
+NOT_WAITED_REASON = "not waited for: the lesson started before it arrived"
 
 
 @dataclass(frozen=True)
@@ -175,9 +176,13 @@ async def prepare(
     progress: Progress | None = None,
     client: Any = None,
     limits: FetchLimits | None = None,
+    on_source: Callable[[int, int, str], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> Digest:
     """Read the lesson's sources and build, save and return its digest. With `offline`, nothing
-    is fetched and no model is asked; a model is used only when `provider` is not offline."""
+    is fetched and no model is asked; a model is used only when `provider` is not offline.
+    `on_source(done, total, line)` is called as each source is read; once `stop()` is true,
+    external references still being fetched are given up (reported unreachable)."""
     from learning_system.store import iso
 
     say = progress or (lambda _line: None)
@@ -187,24 +192,31 @@ async def prepare(
     by_url = {p.url: p for p in planned}
     read: dict[str, ReadSource] = {}
 
+    def said(line: str) -> None:
+        say(line)
+        if on_source is not None:
+            on_source(len(read), len(planned), line)
+
     def take(result: FetchResult, text: str | None) -> None:
         source = by_url[result.url]
+        if source.url in read:
+            return
         reason = result.reason
         if result.ok and not text:
             reason = "no readable text in the page"
         if not text:
             read[source.url] = ReadSource(source, None, None, "unreachable",
                                           reason or "unreachable")
-            if not offline:
+            if not offline and reason != NOT_WAITED_REASON:
                 store.record_source(source.url, None, "unreachable", "", reason)
-            say(f"unreachable {source.url} — {reason}")
+            said(f"unreachable {source.url} — {reason}")
             return
         digest = content_hash(text)
         status = _status(store, source.url, digest)
         read[source.url] = ReadSource(source, text, digest, status, None)
         if not offline:
             store.record_source(source.url, digest, status, excerpt(text))
-        say(f"{status:<11} {source.url}")
+        said(f"{status:<11} {source.url}")
 
     if offline:
         for source in planned:
@@ -224,7 +236,21 @@ async def prepare(
             take(result, await asyncio.to_thread(_text_of, result))
 
         async with client_for(client, limits) as http:
-            await asyncio.gather(*(one(http, source) for source in planned))
+            tasks = [asyncio.ensure_future(one(http, source)) for source in planned]
+            pending = set(tasks)
+            while pending:
+                _, pending = await asyncio.wait(pending, timeout=0.1)
+                if pending and stop is not None and stop():
+                    for task in pending:
+                        task.cancel()
+                    await asyncio.gather(*pending, return_exceptions=True)
+                    break
+            for task in tasks:
+                if not task.cancelled() and task.exception() is not None:
+                    raise task.exception()  # type: ignore[misc]
+        for source in planned:
+            if source.url not in read:
+                take(FetchResult(url=source.url, ok=False, reason=NOT_WAITED_REASON), None)
 
     items = outline(lesson)
     primary = next((read[p.url] for p in planned if p.kind == "primary"), None)

@@ -1,0 +1,204 @@
+"""What the learner types, read one way for both front ends.
+
+The line dialogue passes whole lines (`2 s`, `b h`, `x`, `i know X`); the app maps single
+keystrokes to the same text (`2`, then `s`) and calls the same functions, so an answer means the
+same thing whichever front end took it. `parse` returns an `Action` (possibly still without its
+confidence tag: see `wants_confidence`) or a `Command` (help, pause) — or raises
+`InvalidAction` with what is expected."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from tutor.engine.turns import (
+    CONFIDENCE_KEYS,
+    ERROR_TYPE_MEANING,
+    ERROR_TYPES,
+    Action,
+    InvalidAction,
+    Prompt,
+)
+
+MAX_ANSWER = 4000  # characters kept of a typed answer; a longer one is refused, not cut
+PAUSE_WORDS = frozenset({"p", "q", "pause", "quit"})
+SLASH_PAUSE = frozenset({"/p", "/q", "/pause", "/quit"})
+OPTION_KEYS = "abcd"
+_NUMBER = re.compile(r"^[+-]?(\d[\d,]*\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+class Command(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["help", "pause"]
+
+
+def option_label(n: int) -> str:
+    """How option n (0-based, in shown order) is picked: `1/a`."""
+    return f"{n + 1}/{OPTION_KEYS[n]}"
+
+
+def _choice(token: str) -> str | None:
+    t = token.lower()
+    if t in ("0", "x", "idk"):
+        return "idk"
+    if t in ("1", "2", "3", "4"):
+        return str(int(t) - 1)
+    if len(t) == 1 and t in OPTION_KEYS:
+        return str(OPTION_KEYS.index(t))
+    return None
+
+
+def confidence_of(token: str) -> str | None:
+    """`s`/`h`/`n` (or the words) → the tag; None when it is not one."""
+    t = token.strip().lower().replace(" ", "_")
+    if t in CONFIDENCE_KEYS:
+        return CONFIDENCE_KEYS[t]
+    return t if t in CONFIDENCE_KEYS.values() else None
+
+
+def _split_tag(text: str) -> tuple[str, str | None]:
+    """`2 s` → ("2", "sure"); `2s` → ("2", "sure"); anything else is left whole."""
+    parts = text.rsplit(None, 1)
+    if len(parts) == 2 and (tag := confidence_of(parts[1])) and len(parts[1]) == 1:
+        return parts[0], tag
+    if len(text) == 2 and (tag := confidence_of(text[1])):
+        return text[0], tag
+    return text, None
+
+
+def _claim(text: str) -> Action | None:
+    if text.lower().startswith("i know ") and text[7:].strip():
+        return Action(kind="claim", text=text[7:].strip()[:500])
+    return None
+
+
+def _number(text: str) -> str:
+    if not _NUMBER.match(text.replace(" ", "")):
+        raise InvalidAction("reply with the final number (e.g. 6, -0.5, 1e-3), or x for I don't "
+                            "know")
+    value = float(text.replace(",", "").replace(" ", ""))
+    if not math.isfinite(value):
+        raise InvalidAction("reply with a finite number, or x for I don't know")
+    return text.replace(" ", "")
+
+
+def _long(text: str) -> None:
+    if len(text) > MAX_ANSWER:
+        raise InvalidAction(f"answers are kept up to {MAX_ANSWER:,} characters and yours has "
+                            f"{len(text):,}: shorten it")
+
+
+def parse(prompt: Prompt, raw: str) -> Action | Command:
+    text = raw.strip()
+    kind = prompt.kind
+    if text == "?":
+        return Command(kind="help")
+    if text.lower() in SLASH_PAUSE or (kind != "text" and text.lower() in PAUSE_WORDS):
+        return Command(kind="pause")
+    if kind == "read":
+        if text.lower() in ("", "n", "next"):
+            return Action(kind="next")
+        if text.lower() in ("k", "skip") and prompt.stage == "teach":
+            return Action(kind="skip")
+        if claim := _claim(text):
+            return claim
+        raise InvalidAction("press enter for the next screen" + (
+            ", k to skip this step" if prompt.stage == "teach" else "") + ", ? for help")
+    if kind in ("choice", "numeric"):
+        if claim := _claim(text):
+            return claim
+        body, tag = _split_tag(text)
+        if kind == "choice":
+            value = _choice(body)
+            if value is None:
+                raise InvalidAction("choose 1-4 or a-d, or 0/x for I don't know")
+        else:
+            value = "idk" if body.lower() in ("x", "idk") else _number(body)
+        if value == "idk":
+            return Action(kind="answer", value="idk")
+        return Action(kind="answer", value=value, confidence=tag)  # type: ignore[arg-type]
+    if kind == "text":
+        if prompt.needs_confidence and text.lower() in ("x", "idk"):
+            return Action(kind="text", value="idk")
+        body, tag = text, None
+        # a trailing `s` or `h` tags the answer; a trailing `n` is too often a variable name
+        if prompt.needs_confidence and re.search(r"\s[sShH]$", text):
+            body, tag = text[:-2], confidence_of(text[-1])
+        if len(body.strip()) < 2:
+            raise InvalidAction("write a sentence or two" + (
+                ", or x for I don't know" if prompt.needs_confidence else ""))
+        _long(body)
+        return Action(kind="text", text=body.strip(), confidence=tag)  # type: ignore[arg-type]
+    if kind == "yes_no":
+        word = text.lower()
+        if word in ("y", "yes"):
+            return Action(kind="yes_no", value="y")
+        if word in ("n", "no"):
+            return Action(kind="yes_no", value="n")
+        raise InvalidAction("answer y (yes) or n (no)")
+    if kind == "error_type":
+        head, _, rest = text.partition(" ")
+        value = error_type_key(head)
+        if value is None:
+            raise InvalidAction("choose " + ", ".join(
+                f"{n} {t}" for n, t in enumerate(ERROR_TYPES, 1)) + " (? explains them)")
+        _long(rest)
+        return Action(kind="error_type", value=value, text=rest.strip())
+    raise InvalidAction("nothing to answer here: the lesson is over")
+
+
+def error_type_key(token: str) -> str | None:
+    """`2`, `deviation` or a prefix of it (`dev`) → "2"."""
+    t = token.strip().lower()
+    if t in ("1", "2", "3", "4"):
+        return t
+    for n, name in enumerate(ERROR_TYPES, 1):
+        if len(t) >= 3 and name.startswith(t):
+            return str(n)
+    return None
+
+
+def wants_confidence(prompt: Prompt, action: Action) -> bool:
+    """True when this answer still needs its confidence tag before it can be given."""
+    return (prompt.needs_confidence and action.kind in ("answer", "text")
+            and action.value != "idk" and action.confidence is None)
+
+
+def with_confidence(action: Action, raw: str) -> Action:
+    tag = confidence_of(raw)
+    if tag is None:
+        raise InvalidAction("tag your confidence: s sure, h hunch, n no idea")
+    return action.model_copy(update={"confidence": tag})
+
+
+def keys_for(prompt: Prompt) -> list[tuple[str, str]]:
+    """The keys that work on this screen and what they do (for help and footers)."""
+    kind = prompt.kind
+    keys: list[tuple[str, str]] = []
+    if kind == "read":
+        keys.append(("enter", "next screen"))
+        if prompt.stage == "teach":
+            keys.append(("k", "skip this teaching step"))
+        keys.append(("i know X", "tell the tutor you already know X (the probe still checks)"))
+    elif kind == "choice":
+        keys += [("1-4 / a-d", "choose an option"), ("0 / x", "I don't know")]
+    elif kind == "numeric":
+        keys += [("a number", "the final answer (work it on paper)"), ("x", "I don't know")]
+    elif kind == "text":
+        keys.append(("text", "your answer in your own words"))
+        if prompt.needs_confidence:
+            keys.append(("x", "I don't know"))
+    elif kind == "yes_no":
+        keys.append(("y / n", "yes / no"))
+    elif kind == "error_type":
+        keys += [(str(n), f"{t}: {ERROR_TYPE_MEANING[t]}") for n, t in enumerate(ERROR_TYPES, 1)]
+    if prompt.needs_confidence:
+        keys.append(("s / h / n", "confidence: sure / hunch / no idea (required)"))
+    if kind != "done":
+        keys.append(("p / q", "pause; `tutor continue` comes back here"))
+    keys.append(("?", "this help"))
+    return keys

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from learning_system.errors import LearningSystemError
 from learning_system.store import Store
 from learning_system.terminal import strip_terminal
 
@@ -38,7 +39,7 @@ _WS = re.compile(r"\s+")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-class ViewsError(Exception):
+class ViewsError(LearningSystemError):
     """The views cannot be written where asked; the message says why and what to do."""
 
 

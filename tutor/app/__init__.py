@@ -1,0 +1,13 @@
+"""The Textual app: screens that render the engine's prompts and send the learner's actions.
+It holds no tutoring logic. Nothing heavy is imported until `run_app` is called."""
+
+from __future__ import annotations
+
+
+def run_app(mode: str = "continue", *, curriculum: str | None = None, lesson: str | None = None,
+            offline: bool = False) -> int:
+    from tutor.app.app import TutorApp
+
+    app = TutorApp(mode=mode, curriculum=curriculum, lesson=lesson, offline=offline)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,148 @@
+"""The tutor app: home, lessons and review as screens over the engine's sessions.
+
+Blocking work (opening a session, every `act`, the Clerk) runs in thread workers of the
+screen that asked for it; a failure in any of them lands in one handler here, which shows
+the error's title and message and never a traceback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual import on
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from learning_system.errors import LearningSystemError
+from tutor.engine.turns import InvalidAction
+
+
+class TutorApp(App[int]):
+    CSS_PATH = "tutor.tcss"
+    TITLE = "tutor"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS = [Binding("ctrl+q", "quit_saved", "quit", priority=True, show=False)]
+
+    def __init__(self, mode: str = "continue", *, curriculum: str | None = None,
+                 lesson: str | None = None, offline: bool = False, store=None) -> None:
+        super().__init__()
+        self.mode = mode
+        self.curriculum_override = curriculum
+        self.lesson_ref = lesson
+        self.offline = offline
+        self._store = store
+        self.curriculum = None
+        self.model_notice: str | None = None
+
+    # the learner's world, opened before the first paint; nothing here imports a model client
+    @property
+    def store(self):
+        if self._store is None:
+            from tutor import learner
+
+            self._store = learner.open_store()
+        return self._store
+
+    def load_curriculum(self):
+        if self.curriculum is None:
+            from tutor import learner
+
+            self.curriculum = learner.load(learner.curriculum_path(
+                self.store, self.curriculum_override))
+        return self.curriculum
+
+    def on_mount(self) -> None:
+        from tutor.app.home import HomeScreen
+
+        try:
+            self.load_curriculum()
+        except LearningSystemError as exc:
+            self.exit(exc.exit_code, message=f"tutor: {exc}")
+            return
+        self.push_screen(HomeScreen())
+        if self.mode == "review":
+            self.start_review()
+        elif self.lesson_ref:
+            self.start_lesson()
+
+    def start_lesson(self) -> None:
+        from tutor.app.session_screen import SessionScreen
+
+        self.push_screen(SessionScreen("lesson"))
+
+    def start_review(self) -> None:
+        from tutor.app.session_screen import SessionScreen
+
+        self.push_screen(SessionScreen("review"))
+
+    def on_unmount(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+    def action_quit_saved(self) -> None:
+        from tutor.app.session_screen import SessionScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, SessionScreen):
+                screen.stop_session()
+        self.exit(0)
+
+    # one place for every worker failure --------------------------------------------------
+    @on(Worker.StateChanged)
+    def worker_failed(self, event: Worker.StateChanged) -> None:
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        if isinstance(error, InvalidAction):
+            self.notify(str(error), title="Not that", severity="warning")
+            return
+        if isinstance(error, LearningSystemError):
+            self.notify(str(error), title=error.title, severity="error", timeout=10)
+            return
+        self.notify(f"{type(error).__name__}: {error}. Your answers so far are saved; "
+                    "quit with ctrl+q and run `tutor continue`.",
+                    title="Something went wrong", severity="error", timeout=15)
+
+    # the command palette ------------------------------------------------------------------
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Continue", "resume the lesson, or start the next one",
+                            self.start_lesson)
+        yield SystemCommand("Review", "due mistakes first, then due concepts",
+                            self.start_review)
+        yield SystemCommand("Status", "position, due counts, concepts, mastery",
+                            self.show_status)
+        yield SystemCommand("Views", "write markdown views of your records", self.write_views)
+        yield SystemCommand("Doctor", "settings, model endpoint, store, curriculum",
+                            self.show_doctor)
+
+    def show_status(self) -> None:
+        from tutor.app.home import HomeScreen
+
+        while len(self.screen_stack) > 2:
+            self.pop_screen()
+        if isinstance(self.screen, HomeScreen):
+            self.screen.refresh_summary()
+
+    def write_views(self) -> None:
+        self.run_worker(self._write_views, thread=True, group="views", exit_on_error=False)
+
+    def _write_views(self) -> None:
+        from learning_system.views import write_views
+        from tutor.config import tutor_home
+
+        out = Path(tutor_home()) / "views"
+        written = write_views(self.store, out)
+        self.call_from_thread(self.notify, f"{len(written)} files in {out}", title="Views")
+
+    def show_doctor(self) -> None:
+        self.run_worker(self._doctor, thread=True, group="doctor", exit_on_error=False)
+
+    def _doctor(self) -> None:
+        from tutor.app.help import TextScreen
+        from tutor.commands.doctor import gather, render
+
+        text = render(gather())
+        self.call_from_thread(self.push_screen, TextScreen("Doctor", text))

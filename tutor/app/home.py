@@ -1,0 +1,106 @@
+"""Home: where the learner stands, painted from the store alone (no network, no model)."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tutor.app.help import HelpScreen
+from tutor.app.text import safe
+from tutor.engine.summary import HomeSummary, home_summary
+
+BARS = "▁▂▃▄▅▆▇█"
+CHOICES = [("continue", "Continue the lesson", "enter"), ("review", "Review what is due", "r"),
+           ("status", "Refresh status and records", "s"), ("quit", "Quit", "q")]
+
+
+def bars(values: list[float], top: float | None = None) -> str:
+    """A one-line bar chart: each value as a block from ▁ (zero) to █ (top)."""
+    top = top if top is not None else max(values, default=0) or 1
+    return "".join(BARS[max(0, min(len(BARS) - 1, int(v / top * (len(BARS) - 1) + 0.5)))]
+                   for v in values)
+
+
+class HomeScreen(Screen[None]):
+    BINDINGS = [
+        Binding("enter", "choose('continue')", "continue"),
+        Binding("r", "choose('review')", "review"),
+        Binding("s", "choose('status')", "status"),
+        Binding("question_mark", "help", "help"),
+        Binding("q", "choose('quit')", "quit"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="home"):
+            yield Static(id="home-header", classes="title")
+            yield Static(id="home-position")
+            with Horizontal(id="home-panels"):
+                yield Static(id="home-due", classes="panel")
+                yield Static(id="home-charts", classes="panel")
+            yield OptionList(*[Option(f"{label:<30} {key}", id=name)
+                               for name, label, key in CHOICES], id="home-menu")
+            yield Static(id="home-last", classes="muted")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_summary()
+        self.query_one("#home-menu", OptionList).focus()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_summary()
+
+    def refresh_summary(self) -> None:
+        app = self.app
+        summary = home_summary(app.store, app.load_curriculum())  # type: ignore[attr-defined]
+        self.show(summary)
+
+    def show(self, s: HomeSummary) -> None:
+        notice = getattr(self.app, "model_notice", None)
+        head = Text.assemble(safe(s.curriculum, "bold"), "  ·  ",
+                             safe(notice or ("offline" if getattr(self.app, "offline", False)
+                                             else "")))
+        self.query_one("#home-header", Static).update(head)
+        self.query_one("#home-position", Static).update(safe(s.position))
+        due = Table.grid(padding=(0, 1))
+        due.add_column(style="bold")
+        due.add_column()
+        due.add_row("Due now", f"{s.due_mistakes} mistakes · {s.due_concepts} concepts")
+        statuses = ", ".join(f"{n} {k}" for k, n in sorted(s.concepts.items())) or "none yet"
+        due.add_row("Concepts", statuses)
+        if s.mastery is not None:
+            due.add_row("Mastery", f"{s.mastery:.2f} of 0.80 (advisory)")
+        self.query_one("#home-due", Static).update(due)
+        charts = Text.assemble(
+            ("Mastery, last 30 days", "bold"), " (advisory)\n", bars(s.mastery_days, 0.8), "\n",
+            ("Due, next 14 days", "bold"), f" ({sum(s.due_days)} in all)\n",
+            bars([float(n) for n in s.due_days]))
+        self.query_one("#home-charts", Static).update(charts)
+        self.query_one("#home-last", Static).update(
+            safe(f"Last lesson: {s.last_lesson}" if s.last_lesson else "No lesson finished yet."))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.action_choose(event.option.id or "")
+
+    def action_choose(self, name: str) -> None:
+        app = self.app
+        if name == "continue":
+            app.start_lesson()  # type: ignore[attr-defined]
+        elif name == "review":
+            app.start_review()  # type: ignore[attr-defined]
+        elif name == "status":
+            self.refresh_summary()
+        elif name == "quit":
+            app.exit(0)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen("home", [
+            ("enter", "continue the lesson (or start the next one)"), ("r", "review what is due"),
+            ("s", "refresh the status"), ("ctrl+p", "commands: continue, review, status, views, "
+                                                   "doctor"),
+            ("q / ctrl+q", "quit"), ("?", "this help")]))

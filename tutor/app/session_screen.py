@@ -1,0 +1,424 @@
+"""One screen for a lesson or a review: it renders the session's prompt and sends the learner's
+keys to it as actions, read by `tutor.engine.parse` exactly as the line dialogue reads them.
+
+The screen's stages follow the prompt: the Scout's sources while the lesson is prepared, the
+prior, probe items (an option list, a number, a text area), results, the plan, teaching (gated
+Markdown with its badges), a mistake, the lesson end. Every `act` runs in a thread worker."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table as RichTable
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Markdown, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+from tutor.app.help import HelpScreen
+from tutor.app.messages import Notice, PromptReady, SessionOpened, WorkProgress
+from tutor.app.text import clean, safe
+from tutor.engine import parse
+from tutor.engine.parse import Command, option_label
+from tutor.engine.progress import Activity
+from tutor.engine.turns import ERROR_TYPE_MEANING, ERROR_TYPES, Action, InvalidAction, Prompt
+
+CONFIDENCE_LINE = "confidence:  s sure   h hunch   n no idea      (required)"
+_KEYS = "1234abcd0xyn"
+
+
+def _key_bindings() -> list[Binding]:
+    keys = [Binding(k, f"key('{k}')", k, show=False) for k in _KEYS]
+    return keys + [
+        Binding("s", "key('s')", "sure", show=False),
+        Binding("h", "key('h')", "hunch", show=False),
+    ]
+
+
+class SessionScreen(Screen[None]):
+    BINDINGS = [
+        Binding("enter", "next", "next"),
+        Binding("k", "skip", "skip step"),
+        Binding("ctrl+s", "submit", "submit"),
+        Binding("question_mark", "help", "help"),
+        Binding("q", "pause", "pause & quit"),
+        *_key_bindings(),
+    ]
+
+    def __init__(self, kind: str) -> None:
+        super().__init__()
+        self.kind = kind  # "lesson" or "review"
+        self.session: Any = None
+        self.prompt: Prompt | None = None
+        self.pending: Action | None = None  # an answer waiting for its confidence tag
+        self.busy = True
+        self.scout: list[str] = []
+        self.stage = "opening"  # opening, scout, prompt, end
+        self.activity = Activity(lambda p: self.post_message(WorkProgress(p)))
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="top"):
+            yield Static(id="title", classes="title")
+            yield Static(id="position", classes="muted")
+        yield VerticalScroll(id="body", can_focus=True)
+        yield Static(id="confidence")
+        yield Static(id="status", classes="muted")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#title", Static).update(
+            "Preparing the lesson…" if self.kind == "lesson" else "Review")
+        self.open_session()
+
+    # workers ---------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="engine", exit_on_error=False)
+    def open_session(self) -> None:
+        app: Any = self.app
+        if self.kind == "review":
+            from tutor.engine.runner import open_review
+
+            session = open_review(app.store, activity=self.activity)
+        else:
+            from tutor.engine.runner import open_session
+
+            session = open_session(app.store, app.load_curriculum(), lesson_ref=app.lesson_ref,
+                                   offline=app.offline, activity=self.activity,
+                                   progress=lambda line: self.post_message(Notice(line)))
+            app.lesson_ref = None
+        self.post_message(SessionOpened(session))
+
+    @work(thread=True, exclusive=True, group="engine", exit_on_error=False)
+    def send(self, action: Action) -> None:
+        try:
+            prompt = self.session.act(action)
+        except InvalidAction:
+            self.post_message(PromptReady(self.session.prompt))
+            raise
+        self.post_message(PromptReady(prompt))
+
+    @work(thread=True, exclusive=True, group="engine", exit_on_error=False)
+    def finish_lesson(self) -> None:
+        from tutor.engine.runner import after_lesson
+
+        app: Any = self.app
+        end = after_lesson(app.store, app.load_curriculum(), self.session)
+        self.app.call_from_thread(self.show_end, end.lines())
+
+    # messages from workers -------------------------------------------------------------
+    @on(WorkProgress)
+    async def progress(self, event: WorkProgress) -> None:
+        p = event.progress
+        if p.what.startswith("sources: "):
+            self.scout.append(p.what.removeprefix("sources: "))
+            if self.stage == "opening":
+                await self.show_scout(waiting=not p.finished)
+        self.query_one("#status", Static).update(safe("⋯ " + p.line()))
+
+    @on(Notice)
+    def notice(self, event: Notice) -> None:
+        if "unreachable" in event.text:
+            self.app.model_notice = "model unreachable — running offline"  # type: ignore
+        self.notify(clean(event.text), title="tutor", timeout=8)
+
+    @on(SessionOpened)
+    async def opened(self, event: SessionOpened) -> None:
+        self.session = event.session
+        if self.session is None:
+            await self.show_text("You have finished this curriculum. Review keeps it fresh: "
+                                 "press q, then r.")
+            self.busy = False
+            return
+        self.query_one("#title", Static).update(safe(self.session.title, "bold"))
+        digest = getattr(self.session, "digest", None)
+        if digest and not getattr(self.session, "resumed", False) and digest.get("sources"):
+            self.stage = "scout"
+            self.busy = False
+            await self.show_scout(waiting=False, digest=digest)
+            return
+        await self.show_prompt(self.session.prompt)
+
+    @on(PromptReady)
+    async def ready(self, event: PromptReady) -> None:
+        await self.show_prompt(event.prompt)
+
+    # rendering -------------------------------------------------------------------------
+    async def _body(self, *widgets) -> None:
+        body = self.query_one("#body", VerticalScroll)
+        await body.remove_children()
+        await body.mount_all(widgets)
+        body.scroll_home(animate=False)
+
+    async def show_text(self, text: str) -> None:
+        await self._body(Static(safe(text)))
+
+    async def show_scout(self, waiting: bool, digest: dict | None = None) -> None:
+        table = RichTable(box=None, padding=(0, 1), expand=True)
+        table.add_column("source", ratio=3, overflow="fold")
+        table.add_column("status", ratio=1)
+        table.add_column("reason", ratio=2, overflow="fold")
+        if digest:
+            for s in digest["sources"]:
+                name = s.get("title") or s["url"]
+                table.add_row(safe(("primary · " if s.get("kind") == "primary" else "") + name),
+                              safe(s["status"]), safe(s.get("reason") or ""))
+        else:
+            for line in self.scout:
+                status, _, rest = line.partition(" ")
+                url, _, reason = rest.strip().partition(" — ")
+                table.add_row(safe(url), safe(status), safe(reason))
+        hint = ("fetching the lesson's sources… enter: start without waiting for the rest"
+                if waiting else "enter: start the lesson")
+        self.query_one("#position", Static).update("sources")
+        if digest:
+            self.query_one("#status", Static).update("")
+        await self._body(Static(safe("The lesson's sources", "bold")), Static(table),
+                   Static(safe(hint), classes="muted"))
+        self.refresh_bindings()
+
+    async def show_prompt(self, prompt: Prompt) -> None:
+        self.stage = "prompt"
+        self.prompt = prompt
+        self.pending = None
+        self.busy = False
+        self.query_one("#status", Static).update("")
+        self.query_one("#confidence", Static).update("")
+        self.query_one("#title", Static).update(safe(prompt.title, "bold"))
+        self.query_one("#position", Static).update(safe(prompt.position))
+        widgets: list = []
+        if prompt.banner:
+            widgets.append(Static(safe("⚠ Withheld: " + prompt.banner), classes="banner"))
+        item = prompt.item
+        if item is not None and prompt.kind in ("choice", "numeric", "text"):
+            widgets.append(Static(safe(item.question), classes="question"))
+            if prompt.kind == "choice":
+                options = [Option(Text.assemble((f"{option_label(n)}  ", "bold"), safe(o)),
+                                  id=str(n)) for n, o in enumerate(item.options)]
+                options.append(Option(Text.assemble(("0/x  ", "bold"), "I don't know"),
+                                      id="idk"))
+                widgets.append(OptionList(*options, id="options"))
+                if prompt.stage == "probe":
+                    widgets.append(Static("answers are revealed after the batch",
+                                          classes="muted"))
+            elif prompt.kind == "numeric":
+                widgets.append(Static("Work it on paper; enter the final number only "
+                                      "(x: I don't know).", classes="muted"))
+                widgets.append(Input(placeholder="the final number", id="answer"))
+            else:
+                widgets.append(Static("In your own words (x alone: I don't know). "
+                                      "ctrl+s submits.", classes="muted"))
+                widgets.append(TextArea(id="answer", soft_wrap=True))
+        elif prompt.kind == "read" and prompt.stage == "teach" and prompt.content:
+            widgets.append(Markdown(clean(prompt.content), id="teaching"))
+        elif prompt.kind == "read" and prompt.table is not None:
+            first = prompt.content.split("\n", 1)[0]
+            widgets.append(Static(safe(first, "bold")))
+            widgets.append(Static(self._table(prompt)))
+        elif prompt.content:
+            widgets.append(Static(safe(prompt.content)))
+        if prompt.kind == "text" and item is None:
+            widgets.append(Static("ctrl+s submits.", classes="muted"))
+            widgets.append(TextArea(id="answer", soft_wrap=True))
+        if prompt.kind == "yes_no":
+            widgets.append(Static(Text.assemble(("y", "bold"), " yes    ", ("n", "bold"), " no")))
+        if prompt.kind == "error_type":
+            widgets.append(OptionList(*[
+                Option(Text.assemble((f"{n}  {name:<14}", "bold"), ERROR_TYPE_MEANING[name]),
+                       id=str(n)) for n, name in enumerate(ERROR_TYPES, 1)], id="options"))
+            widgets.append(Input(placeholder="in your words, what happened? (enter)",
+                                 id="attribution"))
+        if prompt.unverified:
+            widgets.append(Static(safe(f"⚠ {len(prompt.unverified)} part(s) UNVERIFIED — no "
+                                       "verifier could check them; treat them with care."),
+                                  classes="unverified"))
+        elif prompt.kind == "read" and prompt.stage == "teach" and not prompt.banner:
+            widgets.append(Static("✓ verified against its sources", classes="verified"))
+        widgets.extend(Static(safe(f"flag: {f}"), classes="flag") for f in prompt.flags)
+        if prompt.sources:
+            widgets.append(Static(safe("sources: " + " · ".join(prompt.sources)),
+                                  classes="muted"))
+        if prompt.kind == "done":
+            widgets.append(Static("", id="end"))
+        await self._body(*widgets)
+        self.call_after_refresh(self._focus_input)
+        self.refresh_bindings()
+        if prompt.kind == "done" and self.kind == "lesson":
+            self.busy = True
+            self.query_one("#status", Static).update("⋯ writing your records")
+            self.finish_lesson()
+
+    def _focus_input(self) -> None:
+        for selector in ("#answer", "#options", "#body"):
+            found = self.query(selector)
+            if found:
+                found.first().focus()
+                return
+
+    def _table(self, prompt: Prompt) -> RichTable:
+        table = RichTable(expand=True, padding=(0, 1))
+        assert prompt.table is not None
+        headers = prompt.table.headers
+        for h in headers:
+            table.add_column(h, overflow="fold")
+        for row in prompt.table.rows:
+            cells = [safe(c) for c in row]
+            style = ""
+            if "outcome" in headers:
+                outcome = row[headers.index("outcome")]
+                mark = {"correct": "✓ right", "wrong": "✗ wrong", "idk": "· I don't know"}
+                cells[headers.index("outcome")] = safe(mark.get(outcome, outcome))
+                if outcome == "wrong" and row[headers.index("confidence")] == "sure":
+                    cells[headers.index("outcome")] = safe("✗ wrong — you were sure")
+                    style = "bold reverse"
+            table.add_row(*cells, style=style)
+        return table
+
+    def show_end(self, lines: list[str]) -> None:
+        self.busy = False
+        self.query_one("#status", Static).update("")
+        self.query_one("#end", Static).update(safe("\n".join(lines)))
+        self.query_one("#position", Static).update("lesson end · enter home · q quit")
+
+    # keys --------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        p = self.prompt
+        if action in ("help", "pause"):
+            return True
+        if self.stage == "scout":
+            return action == "next"
+        if p is None or self.busy:
+            return action not in ("next", "skip", "submit") and None
+        if action == "next":
+            return p.kind in ("read", "done")
+        if action == "skip":
+            return p.kind == "read" and p.stage == "teach"
+        if action == "submit":
+            return p.kind == "text"
+        return True
+
+    def _act(self, action: Action) -> None:
+        if self.busy or self.session is None:
+            return
+        self.busy = True
+        self.query_one("#status", Static).update("⋯ saving your answer")
+        self.send(action)
+
+    async def action_next(self) -> None:
+        if self.stage == "scout":
+            await self.show_prompt(self.session.prompt)
+            return
+        if self.stage == "opening":
+            self.activity.skip_waiting()
+            return
+        if self.prompt is not None and self.prompt.kind == "done" and not self.busy:
+            self.dismiss()
+            return
+        if self.prompt is not None and self.prompt.kind == "read":
+            self._act(Action(kind="next"))
+
+    def action_skip(self) -> None:
+        if self.prompt is not None and self.prompt.kind == "read" and self.prompt.stage == "teach":
+            self._act(Action(kind="skip"))
+
+    def action_key(self, key: str) -> None:
+        p = self.prompt
+        if p is None or self.busy:
+            return
+        try:
+            if self.pending is not None and key in "shn":
+                self._act(parse.with_confidence(self.pending, key))
+            elif p.kind == "choice":
+                self._pick(parse.parse(p, key))
+            elif p.kind == "yes_no" and key in "yn":
+                self._act(Action(kind="yes_no", value=key))
+            elif p.kind == "error_type" and key in "1234":
+                self._error_type(key)
+        except InvalidAction as exc:
+            self.notify(str(exc), severity="warning")
+
+    def _pick(self, parsed: Action | Command) -> None:
+        assert self.prompt is not None
+        if isinstance(parsed, Command):
+            return
+        if parsed.kind == "answer" and parsed.value != "idk":
+            options = self.query("#options")
+            if options:
+                options.first(OptionList).highlighted = int(parsed.value)
+        if parse.wants_confidence(self.prompt, parsed):
+            self.pending = parsed
+            self.query_one("#confidence", Static).update(safe(CONFIDENCE_LINE, "bold"))
+            self.query_one("#body", VerticalScroll).focus()
+            return
+        self._act(parsed)
+
+    def _error_type(self, key: str) -> None:
+        self.pending = Action(kind="error_type", value=key)
+        self.query_one("#options", OptionList).highlighted = int(key) - 1
+        self.query_one("#attribution", Input).focus()
+
+    @on(OptionList.OptionSelected, "#options")
+    def option_chosen(self, event: OptionList.OptionSelected) -> None:
+        p = self.prompt
+        if p is None or self.busy:
+            return
+        if p.kind == "choice":
+            self._pick(parse.parse(p, "x" if event.option.id == "idk"
+                                   else str(int(event.option.id or 0) + 1)))
+        elif p.kind == "error_type":
+            self._error_type(event.option.id or "1")
+
+    @on(Input.Submitted)
+    def input_submitted(self, event: Input.Submitted) -> None:
+        p = self.prompt
+        if p is None or self.busy:
+            return
+        try:
+            if p.kind == "error_type":
+                if self.pending is None:
+                    self.notify("choose the kind of slip first: 1-4", severity="warning")
+                    return
+                self._act(self.pending.model_copy(update={"text": event.value.strip()[:2000]}))
+                return
+            self._pick(parse.parse(p, event.value))
+        except InvalidAction as exc:
+            self.notify(str(exc), severity="warning")
+
+    def action_submit(self) -> None:
+        p = self.prompt
+        if p is None or p.kind != "text" or self.busy:
+            return
+        text = self.query_one("#answer", TextArea).text
+        try:
+            parsed = parse.parse(p, text)
+            if isinstance(parsed, Command):  # "/p" typed as the whole answer
+                self.action_pause()
+                return
+            self._pick(parsed)
+        except InvalidAction as exc:
+            self.notify(str(exc), severity="warning")
+
+    def action_help(self) -> None:
+        if self.prompt is None:
+            keys = [("enter", "start without waiting for slow sources"), ("q", "quit")]
+        else:
+            keys = [(k.replace("p / q", "q"), m) for k, m in parse.keys_for(self.prompt)]
+            keys.append(("ctrl+q", "quit from anywhere; your place is saved"))
+            if self.prompt.kind == "text":
+                keys.insert(1, ("ctrl+s", "submit the text"))
+            if self.prompt.kind == "choice":
+                keys.insert(1, ("↑ ↓ enter", "choose with the arrows, or click"))
+        self.app.push_screen(HelpScreen(self.prompt.title if self.prompt else "lesson", keys))
+
+    def action_pause(self) -> None:
+        self.stop_session()
+        self.app.exit(0)
+
+    def stop_session(self) -> None:
+        self.activity.cancel()
+        if self.session is not None:
+            if not self.session.done:
+                self.session.pause()
+            self.session.close()

@@ -20,7 +20,7 @@ from tutor.engine.turns import InvalidAction
 
 
 class TutorApp(App[int]):
-    CSS_PATH = "tutor.tcss"
+    CSS_PATH = Path(__file__).with_name("tutor.tcss")
     TITLE = "tutor"
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [Binding("ctrl+q", "quit_saved", "quit", priority=True, show=False)]

@@ -7,6 +7,7 @@ Markdown with its badges), a mistake, the lesson end. Every `act` runs in a thre
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.table import Table as RichTable
@@ -49,9 +50,12 @@ class SessionScreen(Screen[None]):
         *_key_bindings(),
     ]
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, opener: Callable[[Activity], Any] | None = None) -> None:
+        """`kind` is "lesson" or "review"; `opener(activity)` opens the session (by default
+        the learner's next lesson, or a review of what is due)."""
         super().__init__()
-        self.kind = kind  # "lesson" or "review"
+        self.kind = kind
+        self.opener = opener
         self.session: Any = None
         self.prompt: Prompt | None = None
         self.pending: Action | None = None  # an answer waiting for its confidence tag
@@ -78,7 +82,9 @@ class SessionScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False)
     def open_session(self) -> None:
         app: Any = self.app
-        if self.kind == "review":
+        if self.opener is not None:
+            session = self.opener(self.activity)
+        elif self.kind == "review":
             from tutor.engine.runner import open_review
 
             session = open_review(app.store, activity=self.activity)

@@ -105,7 +105,9 @@ def lesson_end(store: Store, curriculum: Curriculum, session_id: str, lesson_id:
     for cid in sorted({a["concept_id"] for a in mine if a["concept_id"]}):
         row = ledger.concept_row(store, cid)
         if row and row["next_review"]:
-            reviews.append(f"{row['name']} on {row['next_review'][:10]}")
+            days = (datetime.fromisoformat(row["next_review"]) - now).total_seconds() / 86400
+            when = "now" if days < 0.5 else f"in {round(days)} day{'s' * (round(days) != 1)}"
+            reviews.append(f"{row['name']} {when}")
     upcoming = curriculum.next_lesson(lesson.id)
     return LessonEnd(
         lesson=f"{lesson.id} {lesson.title}", quiz_right=sum(a["outcome"] == "correct"

@@ -57,6 +57,7 @@ def until(stage: str, kind: str | None = None, wrong: bool = True, table: bool =
             raise AssertionError(f"never reached {stage}")
         if stage == "done":
             await _quiet(pilot)
+            await settle(pilot, screen)  # the Clerk's result is on the screen
         await pilot.pause()
 
     return run

@@ -6,6 +6,8 @@ the error's title and message and never a traceback."""
 
 from __future__ import annotations
 
+import gc
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -16,7 +18,6 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from learning_system.errors import LearningSystemError
-from tutor.engine.turns import InvalidAction
 
 
 class TutorApp(App[int]):
@@ -35,6 +36,7 @@ class TutorApp(App[int]):
         self._store = store
         self.curriculum = None
         self.model_notice: str | None = None
+        self._loading = threading.Lock()
 
     # the learner's world, opened before the first paint; nothing here imports a model client
     @property
@@ -45,22 +47,23 @@ class TutorApp(App[int]):
             self._store = learner.open_store()
         return self._store
 
-    def load_curriculum(self):
-        if self.curriculum is None:
-            from tutor import learner
+    def curriculum_root(self) -> Path:
+        from tutor import learner
 
-            self.curriculum = learner.load(learner.curriculum_path(
-                self.store, self.curriculum_override))
-        return self.curriculum
+        return learner.curriculum_path(self.store, self.curriculum_override)
+
+    def load_curriculum(self):
+        """The curriculum, read once (from whichever worker asks first)."""
+        with self._loading:
+            if self.curriculum is None:
+                from tutor import learner
+
+                self.curriculum = learner.load(self.curriculum_root())
+            return self.curriculum
 
     def on_mount(self) -> None:
         from tutor.app.home import HomeScreen
 
-        try:
-            self.load_curriculum()
-        except LearningSystemError as exc:
-            self.exit(exc.exit_code, message=f"tutor: {exc}")
-            return
         self.push_screen(HomeScreen())
         if self.mode == "review":
             self.start_review()
@@ -76,6 +79,11 @@ class TutorApp(App[int]):
         from tutor.app.session_screen import SessionScreen
 
         self.push_screen(SessionScreen("review"))
+
+    def on_ready(self) -> None:
+        # what is alive at first paint lives as long as the app: keep it out of the collector's
+        # full passes, which otherwise stall the event loop while the learner types
+        gc.freeze()
 
     def on_unmount(self) -> None:
         if self._store is not None:
@@ -94,6 +102,8 @@ class TutorApp(App[int]):
     def worker_failed(self, event: Worker.StateChanged) -> None:
         if event.state != WorkerState.ERROR:
             return
+        from tutor.engine.turns import InvalidAction
+
         error = event.worker.error
         if isinstance(error, InvalidAction):
             self.notify(str(error), title="Not that", severity="warning")

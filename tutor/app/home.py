@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -49,16 +50,21 @@ class HomeScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.refresh_summary()
+        app = self.app
+        # the first paint is what the store alone says; the curriculum fills in the rest
+        self.show(home_summary(app.store, app.curriculum,  # type: ignore[attr-defined]
+                               root=str(app.curriculum_root())))  # type: ignore[attr-defined]
         self.query_one("#home-menu", OptionList).focus()
+        self.refresh_summary()
 
     def on_screen_resume(self) -> None:
         self.refresh_summary()
 
+    @work(thread=True, exclusive=True, group="home", exit_on_error=False)
     def refresh_summary(self) -> None:
         app = self.app
         summary = home_summary(app.store, app.load_curriculum())  # type: ignore[attr-defined]
-        self.show(summary)
+        app.call_from_thread(self.show, summary)
 
     def show(self, s: HomeSummary) -> None:
         notice = getattr(self.app, "model_notice", None)

@@ -7,6 +7,7 @@ Markdown with its badges), a mistake, the lesson end. Every `act` runs in a thre
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from typing import Any
 
@@ -132,6 +133,7 @@ class SessionScreen(Screen[None]):
 
     @on(SessionOpened)
     async def opened(self, event: SessionOpened) -> None:
+        gc.freeze()  # the session's long-lived objects (a model client among them): see app
         self.session = event.session
         if self.session is None:
             await self.show_text("You have finished this curriculum. Review keeps it fresh: "

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
 from learning_system import ledger, scheduling
-from learning_system.curriculum import Curriculum
 from learning_system.store import Store, utcnow
-from tutor.engine.selection import concept_id
+
+if TYPE_CHECKING:
+    from learning_system.curriculum import Curriculum
 
 
 class HomeSummary(BaseModel):
@@ -65,26 +68,35 @@ def _last_result(store: Store, curriculum: Curriculum) -> str | None:
     return f"{done['lesson_id']} {title} · finished{score}".replace("  ", " ")
 
 
-def home_summary(store: Store, curriculum: Curriculum, now: datetime | None = None
-                 ) -> HomeSummary:
-    latest = store.latest_session(curriculum=str(curriculum.root))
+def home_summary(store: Store, curriculum: Curriculum | None, root: str | None = None,
+                 now: datetime | None = None) -> HomeSummary:
+    """The home screen's data. Without the curriculum loaded yet (the first paint), what the
+    store alone says: the position by lesson id, under the curriculum folder `root`."""
+    root = str(curriculum.root) if curriculum is not None else root
+    latest = store.latest_session(curriculum=root)
     if latest is not None and latest["status"] in ("active", "paused"):
-        try:
-            title = curriculum.lesson(latest["lesson_id"]).title
-        except LookupError:
-            title = ""
-        position = f"{latest['lesson_id']} {title} · paused at {latest['position']}"
+        title = ""
+        if curriculum is not None:
+            try:
+                title = curriculum.lesson(latest["lesson_id"]).title
+            except LookupError:
+                pass
+        position = f"{latest['lesson_id']} {title}".strip() + f" · paused at {latest['position']}"
+    elif curriculum is None:
+        position = "…"
     else:
-        done = store.latest_session(curriculum=str(curriculum.root), status="done")
+        done = store.latest_session(curriculum=root, status="done")
         upcoming = curriculum.next_lesson(done["lesson_id"] if done else None)
         position = (f"next: {upcoming.id} {upcoming.title}" if upcoming
                     else f"finished {curriculum.name}")
     due = ledger.due_counts(store, now)
     return HomeSummary(
-        curriculum=curriculum.name, position=position, due_mistakes=due["mistakes"],
+        curriculum=curriculum.name if curriculum is not None else Path(root or "").name,
+        position=position, due_mistakes=due["mistakes"],
         due_concepts=due["concepts"], concepts=ledger.concepts_by_status(store),
         mastery=ledger.mean_mastery(store), mastery_days=ledger.mastery_by_day(store, 30, now),
-        due_days=ledger.due_load(store, 14, now), last_lesson=_last_result(store, curriculum),
+        due_days=ledger.due_load(store, 14, now),
+        last_lesson=_last_result(store, curriculum) if curriculum is not None else None,
     )
 
 
@@ -95,6 +107,8 @@ def _mastery(rows: list[dict], now: datetime) -> float:
 
 def lesson_end(store: Store, curriculum: Curriculum, session_id: str, lesson_id: str,
                records: str) -> LessonEnd:
+    from tutor.engine.selection import concept_id
+
     lesson = curriculum.lesson(lesson_id)
     now = utcnow()
     mine = ledger.attempts(store, session_id=session_id)

@@ -58,6 +58,7 @@ def until(stage: str, kind: str | None = None, wrong: bool = True, table: bool =
         if stage == "done":
             await _quiet(pilot)
             await settle(pilot, screen)  # the Clerk's result is on the screen
+            await pilot.pause(0.2)  # and the footer has been recomposed with its keys
         await pilot.pause()
 
     return run

@@ -289,6 +289,7 @@ class SessionScreen(Screen[None]):
         self.query_one("#status", Static).update("")
         self.query_one("#end", Static).update(safe("\n".join(lines)))
         self.query_one("#position", Static).update("lesson end · enter home · q quit")
+        self.refresh_bindings()
 
     # keys --------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "items": "items",
     "gate": "gate",
     "quiz": "quiz",
+    "packet": "packet",
 }
 
 

@@ -1,0 +1,22 @@
+"""The hard errors of the packet compiler. Soft problems are `PacketWarning`s and never abort."""
+
+from __future__ import annotations
+
+from learning_system.errors import LearningSystemError
+
+
+class PacketError(LearningSystemError):
+    """A study packet cannot be compiled; the message says why and what to do."""
+
+
+class RequestError(PacketError, ValueError):
+    """A learning request is not usable as given (a required field missing, a wrong type)."""
+
+
+class PacketValidationError(PacketError):
+    """A cross-field invariant of the packet broke at assembly: a bug, never the learner's."""
+
+
+class LearningCapabilityError(PacketError):
+    """A capability the request needs is not available: an unknown mode, a topic the graph
+    cannot resolve, a missing or incompatible domain or source pack."""

@@ -16,6 +16,7 @@ import hashlib
 import html
 import json
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from learning_system.packets.model import ConceptMap, ConceptMapEdge, ConceptMapNode, Packet
@@ -218,8 +219,14 @@ def provenance_records(packet: Packet) -> list[dict[str, Any]]:
 def packet_yaml(packet: Packet) -> str:
     import yaml
 
-    return yaml.safe_dump(
-        packet.data(), sort_keys=True, allow_unicode=True, default_flow_style=False, width=100
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when it is there
+    return yaml.dump(
+        packet.data(),
+        Dumper=dumper,
+        sort_keys=True,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=100,
     )
 
 
@@ -261,11 +268,16 @@ _CSS = (
 )
 
 
-def _md_html(text: str) -> str:
+@lru_cache(maxsize=1)
+def _markdown():
     from markdown_it import MarkdownIt
 
-    md = MarkdownIt("commonmark", {"html": False}).disable("image")
-    return md.render(text)
+    # no raw HTML and no images: the page stays inert and loads nothing
+    return MarkdownIt("commonmark", {"html": False}).disable("image")
+
+
+def _md_html(text: str) -> str:
+    return _markdown().render(text)
 
 
 def _e(text: object) -> str:

@@ -6,7 +6,6 @@ cannot resolve, a missing or incompatible pack) aborts, carrying the stage log s
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,7 +33,12 @@ from learning_system.packets.model import (
     packet_id_for,
 )
 from learning_system.packets.packs import load_pack
-from learning_system.packets.request import LearningRequest, request_hash, sha256_hex
+from learning_system.packets.request import (
+    LearningRequest,
+    canonical_json,
+    request_hash,
+    sha256_hex,
+)
 
 if TYPE_CHECKING:
     from learning_system.curriculum import Curriculum
@@ -102,8 +106,9 @@ def _now() -> datetime:
 
 
 def packet_json(packet: Packet) -> str:
-    """The packet file's text: sorted keys, two-space indent, UTF-8, one final newline."""
-    return json.dumps(packet.data(), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    """The packet file's text: its canonical JSON (sorted keys, compact, UTF-8) and a final
+    newline."""
+    return canonical_json(packet.data()) + "\n"
 
 
 def compile_packet(

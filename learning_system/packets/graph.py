@@ -28,7 +28,7 @@ from learning_system.curriculum_refs import (
 )
 from learning_system.packets.errors import LearningCapabilityError
 from learning_system.packets.request import sha256_hex
-from learning_system.terminal import strip_terminal
+from learning_system.terminal import strip_terminal as _strip_terminal
 
 if TYPE_CHECKING:
     from learning_system.curriculum import Curriculum, Lesson
@@ -250,6 +250,15 @@ class CurriculumGraph(BaseModel):
 
 
 # building -------------------------------------------------------------------------------------
+# anything strip_terminal would change: escapes, controls, CR, bidirectional overrides, the BOM
+_UNCLEAN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def strip_terminal(text: str) -> str:
+    """learning_system.terminal.strip_terminal, skipped for the common text it would not change."""
+    return _strip_terminal(text) if _UNCLEAN.search(text) else text
+
+
 def build_graph(curriculum: Curriculum, store: Store | None = None) -> CurriculumGraph:
     """The graph of a loaded curriculum, with the learner's mistakes as pitfalls when a store is
     given. Never raises on content."""
@@ -473,17 +482,20 @@ def _scan(lines: list[str], node_id: str) -> dict[str, Any]:
                 code.append((fence_open, i, fence_lang))
                 fence = ""
             continue
-        opened = _FENCE.match(line)
+        first = line.lstrip(" ")[:1]  # cheap tests first: most lines are prose
+        opened = _FENCE.match(line) if first in ("`", "~") else None
         if opened:
             fence = opened.group(1)[0] * len(opened.group(1))
             fence_open, fence_lang = i, opened.group(2).lower()
             continue
-        heading = _HEADING.match(line)
+        heading = _HEADING.match(line) if first == "#" else None
         if heading:
             level = len(heading.group(1))
             title = _CLOSING_HASHES.sub("", heading.group(2) or "").strip()
             if level in (2, 3) and title:
                 heads.append((i, level, title))
+            continue
+        if "**" not in line:
             continue
         if not heads and prereq_line is None and _PREREQ_LINE.match(line):
             prereq_line = i + 1

@@ -233,3 +233,19 @@ def test_expand_runs_offline_through_the_gate(course, tmp_path, capsys):
     sections = packet["body"]["generated_sections"]
     assert sections and {s["verifier"] for s in sections} == {"offline"}
     assert all(s["receipt_id"].startswith("rcpt-") for s in sections)
+
+
+def test_an_error_quoting_the_request_is_stripped_and_on_one_line(course, tmp_path, capsys):
+    code, _, err = run(
+        capsys,
+        "--topic",
+        "no\x1b]0;title\x07 such\nthing",
+        "--goal",
+        "g",
+        "--curriculum",
+        str(course),
+        "--out",
+        str(tmp_path / "out"),
+    )
+    assert code == 2 and err.count("\n") == 1
+    assert "\x1b" not in err and "\x07" not in err and "no such thing" in err

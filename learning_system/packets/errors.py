@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from learning_system.errors import LearningSystemError
+from learning_system.terminal import strip_terminal
 
 
 class PacketError(LearningSystemError):
-    """A study packet cannot be compiled; the message says why and what to do."""
+    """A study packet cannot be compiled; the message says why and what to do. The message may
+    quote a request or a file, so it is stripped of terminal escapes and kept on one line."""
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(" ".join(strip_terminal(str(message)).split()))
 
 
 class RequestError(PacketError, ValueError):

@@ -287,6 +287,9 @@ def test_a_pitfall_packet_after_mistakes_contains_them_with_provenance(course, s
     paths = [p.source_path for p in entry.provenance]
     assert paths == ["ledger:mistakes/m1", "phases/01-foundations/02-averages/quiz.json"]
     assert entry.provenance[1].line_start is not None
+    outline = compile_packet(req(), course, store).packet.body
+    assert [p.node_id for p in outline.pitfalls][0] == "p1l01"  # outline: by reading order
+    assert [p.id for p in outline.pitfalls if p.node_id == "p1l02"][0] == "ledger:m1"
     without = compile_packet(req(generation_option="pitfall"), course)
     assert without.graph_hash != result.graph_hash  # the ledger is part of the graph
     md = result.files[f"{result.request_hash}.json"].decode()

@@ -190,14 +190,21 @@ def reading_order(view: FilteredGraph, chosen: Slice) -> tuple[list[str], list[P
     return out, warnings
 
 
-def pitfall_order(view: FilteredGraph, ids: list[str]) -> list[Pitfall]:
-    """The learner's own mistakes first, then the text's warnings, then quiz explanations; each
-    by reading position."""
+def pitfall_order(view: FilteredGraph, ids: list[str], mode: str) -> list[Pitfall]:
+    """The slice's pitfalls lesson by lesson in reading order (the learner's mistakes, then the
+    text's warnings, then quiz explanations); in pitfall mode the learner's own mistakes come
+    first of all, then the text's warnings, then quiz explanations, each by reading position."""
     position = {node_id: n for n, node_id in enumerate(ids)}
-    return sorted(
-        (p for p in view.pitfalls if p.node_id in position),
-        key=lambda p: (_ORIGIN_RANK[p.origin], position[p.node_id], p.id),
-    )
+
+    def key(p: Pitfall) -> tuple:
+        rank = _ORIGIN_RANK[p.origin]
+        return (
+            (rank, position[p.node_id], p.id)
+            if mode == "pitfall"
+            else (position[p.node_id], rank, p.id)
+        )
+
+    return sorted((p for p in view.pitfalls if p.node_id in position), key=key)
 
 
 # views ------------------------------------------------------------------------------------------

@@ -224,7 +224,7 @@ def _run(
     # 6. the learning order
     order, found = modes.reading_order(view, chosen)
     warnings += found
-    pitfall_list = [modes.pitfall_view(p) for p in modes.pitfall_order(view, order)]
+    pitfall_list = [modes.pitfall_view(p) for p in modes.pitfall_order(view, order, mode)]
     done("learning_ordering")
 
     # 7. sections, mode by mode

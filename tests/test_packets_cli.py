@@ -140,6 +140,7 @@ def test_plain_output_names_the_packet_its_order_and_its_files(course, tmp_path,
         (["--topic", "quantum chromodynamics", "--goal", "g"], "no lesson in"),
         (["--topic", "P1 L01", "--goal", "g", "--max-nodes", "none"], "'max_nodes' must be"),
         (["--topic", "P1 L01", "--goal", "g", "--domain-pack", "/nowhere/pack"], "does not exist"),
+        (["--topic", "P1 L01", "--goal", "g", "--expand"], "--expand goes with"),
     ],
 )
 def test_input_errors_are_one_line_and_exit_2(course, tmp_path, capsys, args, message):

@@ -143,6 +143,11 @@ def run(args: argparse.Namespace) -> int:
     from tutor.study_packets import compile_packet
 
     request = _request(args)
+    mode = request.get("generation_option")
+    if args.expand and not (isinstance(mode, str) and mode.strip().lower() == "llm_expanded"):
+        from tutor.errors import TutorError
+
+        raise TutorError("--expand goes with --mode llm_expanded (or that generation_option)")
     with learner.open_store() as store:
         curriculum = learner.load(learner.curriculum_path(store, args.curriculum))
         provider = None

@@ -10,6 +10,8 @@ class PacketError(LearningSystemError):
     """A study packet cannot be compiled; the message says why and what to do. The message may
     quote a request or a file, so it is stripped of terminal escapes and kept on one line."""
 
+    title = "Cannot compile the study packet"
+
     def __init__(self, message: str = "") -> None:
         super().__init__(" ".join(strip_terminal(str(message)).split()))
 

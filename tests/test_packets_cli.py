@@ -250,3 +250,20 @@ def test_an_error_quoting_the_request_is_stripped_and_on_one_line(course, tmp_pa
     )
     assert code == 2 and err.count("\n") == 1
     assert "\x1b" not in err and "\x07" not in err and "no such thing" in err
+
+
+def test_an_unwritable_out_folder_is_one_line_and_exit_2(course, tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    code, out, err = run(
+        capsys,
+        "--topic",
+        "P1 L01",
+        "--goal",
+        "g",
+        "--curriculum",
+        str(course),
+        "--out",
+        str(blocker / "packets"),
+    )
+    assert code == 2 and out == "" and err.count("\n") == 1 and "cannot write" in err

@@ -327,18 +327,26 @@ def _run(
 
 
 def write_files(out: Path, files: Mapping[str, bytes]) -> list[str]:
-    """Write an export's files under `out` (a path ending in "/" makes a folder); their paths."""
+    """Write an export's files under `out` (a path ending in "/" makes a folder); their paths.
+    A file already holding the same bytes is left alone. Raises PacketError when the folder
+    cannot be written."""
     out = out.expanduser()
     written: list[str] = []
-    for rel, data in files.items():
-        target = out.joinpath(*rel.rstrip("/").split("/"))
-        if rel.endswith("/"):
-            target.mkdir(parents=True, exist_ok=True)
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.is_file() or target.read_bytes() != data:
-            target.write_bytes(data)
-        written.append(str(target))
+    try:
+        for rel, data in files.items():
+            target = out.joinpath(*rel.rstrip("/").split("/"))
+            if rel.endswith("/"):
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not target.is_file() or target.read_bytes() != data:
+                target.write_bytes(data)
+            written.append(str(target))
+    except OSError as exc:
+        where = exc.filename or out
+        raise PacketError(
+            f"cannot write the packet under {out}: {where}: {exc.strerror or exc}"
+        ) from None
     return written
 
 

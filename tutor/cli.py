@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "items": "items",
     "gate": "gate",
     "quiz": "quiz",
+    "packet": "packet",
 }
 
 

@@ -159,3 +159,52 @@ async def test_free_recall_p_is_text_not_a_pause(home):
         await pilot.press(*keys_of("p q and more"), "ctrl+s")
         assert app.is_running and screen.pending is not None
         assert screen.pending.text == "p q and more"
+
+
+async def test_markup_and_escapes_in_sources_render_literally(home, tmp_path):
+    from conftest import write_tiny_curriculum
+
+    root = write_tiny_curriculum(tmp_path / "course", [
+        ("Reset \x1bcthe terminal", "https://example.invalid/a")])
+    doc = root / "phases" / "01-basics" / "02-averages" / "docs" / "en.md"
+    text = doc.read_text(encoding="utf-8").replace(
+        "behave very differently.",
+        "behave very differently, and [bold red]x[/] with \x1b[31mno colour\x1b[0m stays text.")
+    doc.write_text(text, encoding="utf-8")
+    app = TutorApp(offline=True, lesson="P1 L02", curriculum=str(root),
+                   store=Store(home / "tutor.db"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert isinstance(screen, SessionScreen)
+        await settle(pilot, screen)
+        assert screen.stage == "scout"
+        shot = _screen_text(app)
+        assert "Reset the terminal" in shot and "\x1b" not in shot
+        for _ in range(80):
+            await answer(pilot, screen)
+            await settle(pilot, screen)
+            if screen.prompt.stage == "teach" and "[bold red]" in screen.prompt.content:
+                break
+        shot = _screen_text(app)
+        assert "[bold red]x[/] with no colour stays text" in shot
+        assert "\x1b" not in shot
+
+
+def _screen_text(app) -> str:
+    import html
+    import re
+
+    svg = app.export_screenshot()
+    return html.unescape("".join(re.findall(r"<text[^>]*>(.*?)</text>", svg, re.S))).replace(
+        "\xa0", " ")
+
+
+async def test_the_command_palette_compiles_a_study_packet_for_the_lesson(home):
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        app.write_packet()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    packets = list((home / "packets").glob("*.json"))
+    assert len(packets) == 1 and "P1 L01" in packets[0].read_text(encoding="utf-8")

@@ -127,6 +127,8 @@ class TutorApp(App[int]):
         yield SystemCommand("Views", "write markdown views of your records", self.write_views)
         yield SystemCommand("Doctor", "settings, model endpoint, store, curriculum",
                             self.show_doctor)
+        yield SystemCommand("Study packet", "compile a packet (markdown, html) for the current "
+                            "lesson's topic", self.write_packet)
 
     def show_status(self) -> None:
         from tutor.app.home import HomeScreen
@@ -146,6 +148,26 @@ class TutorApp(App[int]):
         out = Path(tutor_home()) / "views"
         written = write_views(self.store, out)
         self.call_from_thread(self.notify, f"{len(written)} files in {out}", title="Views")
+
+    def write_packet(self) -> None:
+        self.run_worker(self._packet, thread=True, group="packet", exit_on_error=False)
+
+    def _packet(self) -> None:
+        from tutor.config import tutor_home
+        from tutor.study_packets import compile_packet
+
+        curriculum = self.load_curriculum()
+        latest = self.store.latest_session(curriculum=str(curriculum.root))
+        lesson = curriculum.lesson(latest["lesson_id"]) if latest else curriculum.next_lesson(None)
+        if lesson is None:
+            raise LookupError("the curriculum has no lessons to compile a packet for")
+        out = Path(tutor_home()) / "packets"
+        result = compile_packet(
+            {"topic": lesson.id, "goal": lesson.objectives[0] if lesson.objectives
+             else lesson.title, "generation_option": "deterministic_outline",
+             "exporters": ["markdown", "html"]}, curriculum, self.store, out_dir=out)
+        self.call_from_thread(self.notify, f"{lesson.id} {lesson.title}: "
+                              f"{result.packet_path or out}", title="Study packet")
 
     def show_doctor(self) -> None:
         self.run_worker(self._doctor, thread=True, group="doctor", exit_on_error=False)

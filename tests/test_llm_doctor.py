@@ -12,6 +12,7 @@ from learning_system.store import SCHEMA_VERSION, Store
 from tutor.cli import main
 from tutor.commands import doctor
 from tutor.config import builtin_course_path, store_path, tutor_home
+from tutor.llm.health import OFFLINE_MESSAGE
 from tutor.testing.model_server import ModelServer
 
 pytestmark = pytest.mark.usefixtures("isolated_model_env")
@@ -35,7 +36,7 @@ def test_with_nothing_configured_doctor_says_it_runs_offline(capsys):
     code = main(["doctor"])
     out = capsys.readouterr().out
     assert code == 0
-    assert doctor.OFFLINE_MESSAGE in out
+    assert OFFLINE_MESSAGE in out
     assert "key (OPENAI_API_KEY): absent" in out
     assert "not created yet" in out
     assert f"built-in course ({builtin_course_path()})" in out

@@ -8,8 +8,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tutor.llm.health import OFFLINE_MESSAGE, check_model  # noqa: F401  (light: no SDK import)
-
 CURRICULUM_SETTING = "curriculum"  # the store setting `tutor init` writes (tutor.learner)
 
 
@@ -94,6 +92,8 @@ def check_curriculum(chosen: str | None) -> dict[str, Any]:
 
 
 def gather() -> dict[str, Any]:
+    from tutor.llm.health import check_model
+
     settings_info, settings = check_settings()
     store_info, chosen = check_store()
     report = {

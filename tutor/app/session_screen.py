@@ -30,15 +30,15 @@ from tutor.engine.progress import Activity
 from tutor.engine.turns import ERROR_TYPE_MEANING, ERROR_TYPES, Action, InvalidAction, Prompt
 
 CONFIDENCE_LINE = "confidence:  s sure   h hunch   n no idea      (required)"
-_KEYS = "1234abcd0xyn"
+_KEYS = "1234abcd0xyn"  # and s, h
 
 
 def _key_bindings() -> list[Binding]:
-    keys = [Binding(k, f"key('{k}')", k, show=False) for k in _KEYS]
-    return keys + [
-        Binding("s", "key('s')", "sure", show=False),
-        Binding("h", "key('h')", "hunch", show=False),
-    ]
+    shown = {"1": "choose", "x": "I don't know", "s": "sure", "h": "hunch", "n": "no idea",
+             "y": "yes"}
+    display = {"1": "1-4/a-d", "x": "0/x"}
+    return [Binding(k, f"key('{k}')", shown.get(k, k), show=k in shown,
+                    key_display=display.get(k)) for k in _KEYS + "sh"]
 
 
 class SessionScreen(Screen[None]):
@@ -299,13 +299,21 @@ class SessionScreen(Screen[None]):
         if self.stage == "scout":
             return action == "next"
         if p is None or self.busy:
-            return action not in ("next", "skip", "submit") and None
+            return False if action in ("next", "skip", "submit", "key") else None
         if action == "next":
             return p.kind in ("read", "done")
         if action == "skip":
             return p.kind == "read" and p.stage == "teach"
         if action == "submit":
             return p.kind == "text"
+        if action == "key":  # the footer shows the keys that mean something here
+            key = str(parameters[0])
+            if key in "sh" or (key == "n" and self.pending is not None):
+                return self.pending is not None
+            if key in "1x":
+                return p.kind == "choice"
+            if key in "yn":
+                return p.kind == "yes_no"
         return True
 
     def _act(self, action: Action) -> None:
@@ -313,6 +321,7 @@ class SessionScreen(Screen[None]):
             return
         self.busy = True
         self.query_one("#status", Static).update("⋯ saving your answer")
+        self.refresh_bindings()
         self.send(action)
 
     async def action_next(self) -> None:
@@ -360,6 +369,7 @@ class SessionScreen(Screen[None]):
             self.pending = parsed
             self.query_one("#confidence", Static).update(safe(CONFIDENCE_LINE, "bold"))
             self.query_one("#body", VerticalScroll).focus()
+            self.refresh_bindings()
             return
         self._act(parsed)
 

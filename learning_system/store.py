@@ -165,6 +165,7 @@ class Store:
         self._lock = threading.RLock()
         self._fences: dict[str, str] = {}
         self._on_close: list[Callable[[], None]] = []
+        self.leases: dict[str, Any] = {}  # session id -> SessionLease (session_lock.py)
         self._closed = False
         _check_file(self.path)
         try:
@@ -192,9 +193,11 @@ class Store:
                 return sqlite3.connect(str(self.path), isolation_level=None,
                                        check_same_thread=False, timeout=min(self.wait, 1.0))
             except sqlite3.OperationalError as exc:
-                if not _is_busy(exc) or time.monotonic() >= deadline:
+                if not _is_busy(exc):
                     raise self._error(exc) from None
                 told = self._tell_waiting(told)
+                if time.monotonic() >= deadline:
+                    raise self._error(exc) from None
 
     def _migrate(self) -> None:
         """Forward migrations, one transaction per version. The version is read again inside
@@ -285,9 +288,11 @@ class Store:
                 self.conn.execute("BEGIN IMMEDIATE")
                 return
             except sqlite3.OperationalError as exc:
-                if not _is_busy(exc) or time.monotonic() >= deadline:
+                if not _is_busy(exc):
                     raise self._error(exc) from None
                 told = self._tell_waiting(told)
+                if time.monotonic() >= deadline:
+                    raise self._error(exc) from None
 
     def _rollback(self) -> None:
         if self.conn.in_transaction:

@@ -600,7 +600,9 @@ def _check_file(path: Path) -> None:
     _check_readonly(path)
     wal = path.with_name(path.name + "-wal")
     unclean = wal.exists() and wal.stat().st_size > 0
-    uri = path.resolve().as_uri() + "?mode=ro"
+    # Read-only, so nothing is written. With no `-wal` beside it the file is all there is:
+    # `immutable` then keeps SQLite from creating `-wal`/`-shm` files just to look.
+    uri = path.resolve().as_uri() + ("?mode=ro" if wal.exists() else "?mode=ro&immutable=1")
     try:
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=1.0)
     except sqlite3.Error as exc:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tutor.llm.health import OFFLINE_MESSAGE, check_model  # noqa: F401  (light: no SDK import)
+from tutor.output import dumps
 
 CURRICULUM_SETTING = "curriculum"  # the store setting `tutor init` writes (tutor.learner)
 
@@ -132,5 +133,5 @@ def render(report: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     report = gather()
-    print(json.dumps(report, indent=2) if args.json else render(report))
+    print(dumps(report, indent=2) if args.json else render(report))
     return 0 if report["ok"] else 1

@@ -242,8 +242,9 @@ class Store:
             if self._closed:
                 return
             callbacks, self._on_close = self._on_close, []
-            for callback in reversed(callbacks):
-                callback()
+        for callback in reversed(callbacks):  # outside the lock: they may wait for threads
+            callback()
+        with self._lock:
             self._closed = True
             self.conn.close()
 

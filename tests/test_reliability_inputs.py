@@ -138,3 +138,20 @@ def test_escapes_from_files_never_reach_the_terminal(tmp_path):
             assert mark not in result.stdout and mark not in result.stderr, (mark, result.args)
             assert json.dumps(mark)[1:-1] not in result.stdout, (mark, result.args)  # JSON too
     assert "Course" in runs[0].stdout and "evil" in runs[0].stdout
+
+
+def test_the_contract_states_the_limits_the_code_enforces():
+    from learning_system import curriculum, store, text
+    from tutor import inputs
+
+    contract = " ".join((Path(__file__).resolve().parents[1] / "CONTRACT.md")
+                        .read_text(encoding="utf-8").split())
+    mib = 1024 * 1024
+    assert f"at most {inputs.MAX_INPUT_BYTES // mib} MiB" in contract
+    assert f"nested at most {text.MAX_JSON_DEPTH} levels" in contract
+    assert f"numbers of at most {text.MAX_NUMBER_CHARS} characters" in contract
+    assert f"`docs/en.md` is read up to {curriculum.MAX_DOC_BYTES // mib} MiB" in contract
+    assert f"`glossary/terms.md` up to {curriculum.MAX_GLOSSARY_BYTES // mib} MiB" in contract
+    assert f"a `quiz.json` over {curriculum.MAX_QUIZ_BYTES // mib} MiB is not read" in contract
+    assert f"at most {store.QUICK_CHECK_MAX_BYTES // mib} MiB or was not closed" in contract
+    assert f"(default {store.DEFAULT_WAIT:g})" in contract

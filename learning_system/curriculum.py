@@ -8,7 +8,9 @@ when the path is not a curriculum at all."""
 from __future__ import annotations
 
 import difflib
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Literal
 
@@ -44,6 +46,11 @@ BUILTIN_NAME = "built-in course"
 DOC_FILE = Path("docs") / "en.md"
 QUIZ_FILE = "quiz.json"
 GLOSSARY_FILE = Path("glossary") / "terms.md"
+# Size caps (real lessons are about 30 KiB, banks 4 KiB): past them a file is cut (documents,
+# glossary) or not read (a quiz bank cannot be cut), with a warning.
+MAX_DOC_BYTES = 1024 * 1024
+MAX_GLOSSARY_BYTES = 4 * 1024 * 1024
+MAX_QUIZ_BYTES = 4 * 1024 * 1024
 
 
 class CurriculumError(LearningSystemError):
@@ -329,7 +336,8 @@ def _load_lesson(root: Path, folder: Path, phase: int, number: int,
                                 message="no `# Title` line; title taken from the folder name"))
     quiz_path: Path | None = folder / QUIZ_FILE
     quiz: list[QuizItem] = []
-    quiz_text = _read_text(quiz_path, root, problems) if quiz_path.is_file() else None
+    quiz_text = (_read_text(quiz_path, root, problems, MAX_QUIZ_BYTES, truncate=False)
+                 if quiz_path.is_file() else None)
     if quiz_text is None:
         if not quiz_path.is_file():
             problems.append(Problem(severity="warning", file=_rel(quiz_path, root),
@@ -361,14 +369,25 @@ def _load_lesson(root: Path, folder: Path, phase: int, number: int,
     )
 
 
-def _read_text(path: Path, root: Path, problems: list[Problem]) -> str | None:
-    """The file's text; undecodable bytes are replaced (with a warning). None if unreadable."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
+def _read_text(path: Path, root: Path, problems: list[Problem], limit: int = MAX_DOC_BYTES,
+               *, truncate: bool = True) -> str | None:
+    """The file's text; undecodable bytes are replaced (with a warning). None if unreadable.
+    Only a regular file is read (a FIFO or device never blocks the load); past `limit` bytes
+    the rest is left out (`truncate`) or the file is not read at all, with a warning."""
+    data = _read_regular(path, limit + 1)
+    if isinstance(data, str):
         problems.append(Problem(severity="warning", file=_rel(path, root),
-                                message=f"cannot read the file: {exc.strerror or exc}"))
+                                message=f"cannot read the file: {data}"))
         return None
+    if len(data) > limit:
+        if not truncate:
+            problems.append(Problem(severity="warning", file=_rel(path, root), message=(
+                f"larger than the {limit // 1024} KiB limit; not read")))
+            return None
+        problems.append(Problem(severity="warning", file=_rel(path, root), message=(
+            f"larger than the {limit // 1024} KiB limit; only the first {limit // 1024} KiB "
+            "were read")))
+        data = data[:limit]
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -401,7 +420,7 @@ def _load_glossary(root: Path, problems: list[Problem]) -> dict[str, str]:
     path = root / GLOSSARY_FILE
     if not path.is_file():
         return {}
-    text = _read_text(path, root, problems)
+    text = _read_text(path, root, problems, MAX_GLOSSARY_BYTES)
     glossary = parse_glossary(text) if text else {}
     if text and text.strip() and not glossary:
         problems.append(Problem(severity="warning", file=_rel(path, root),
@@ -420,12 +439,29 @@ def _phase_title(folder: Path) -> str:
     return _first_heading(folder / "README.md") or _title_from_slug(folder.name)
 
 
-def _first_heading(path: Path) -> str:
+def _read_regular(path: Path, size: int) -> bytes | str:
+    """Up to `size` bytes of a regular file, or why it cannot be read. Opened non-blocking and
+    checked before reading, so a FIFO, socket or device is refused instead of waited on."""
     try:
-        with path.open("rb") as handle:
-            head = handle.read(8192).decode("utf-8", errors="replace")
-    except OSError:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return "not a regular file"
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(size)
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    finally:
+        os.close(fd)
+
+
+def _first_heading(path: Path) -> str:
+    data = _read_regular(path, 8192)
+    if isinstance(data, str):
         return ""
+    head = data.decode("utf-8", errors="replace")
     for line in head.splitlines():
         if line.startswith("# "):
             return line[2:].strip().strip("#").strip()

@@ -77,13 +77,15 @@ HEADER_KEYS = {
 }
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")  # trailing blanks stripped in code
 _HEADER_FIELD = re.compile(r"^(?:[-*+]\s+)?\*\*([^*]+?)\*\*\s*:?\s*(.*)$")
 _LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
-_MD_LINK = re.compile(r"\[([^\]]*)\]\(\s*<?((?:[^()\s<>]|\([^()\s]*\))+)>?(?:\s+\"[^\"]*\")?\s*\)")
+# A link's text holds no brackets, so each `[` is scanned only to the next one: linear on any line
+_MD_LINK = re.compile(
+    r"\[([^\[\]]*)\]\(\s*<?((?:[^()\s<>]|\([^()\s]*\))+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _BARE_URL = re.compile(r"https?://[^\s<>()\[\]]+(?:\([^\s<>()]*\)[^\s<>()\[\]]*)*")
-_DESCRIPTION_SPLIT = re.compile(r"\s+(?:--|—|–|-)\s+")
+# `(?<!\s)`: a match starts only where a whitespace run starts, so a long run is scanned once
+_DESCRIPTION_SPLIT = re.compile(r"(?<!\s)\s++(?:--|—|–|-)\s+")
 
 
 def parse_lesson_doc(text: str) -> LessonDoc:
@@ -108,7 +110,7 @@ def parse_lesson_doc(text: str) -> LessonDoc:
         heading = _HEADING.match(line)
         if heading:
             level = len(heading.group(1))
-            title = _CLOSING_HASHES.sub("", heading.group(2) or "").strip()
+            title = _without_closing_hashes(heading.group(2) or "")
             if level == 1 and not doc.title and body is None:
                 doc.title = title
                 continue
@@ -123,6 +125,16 @@ def parse_lesson_doc(text: str) -> LessonDoc:
         for title, level, lines_ in open_sections
     ]
     return doc
+
+
+def _without_closing_hashes(title: str) -> str:
+    """`Title ##` -> `Title` (a closing sequence needs a space before it, or is all there is);
+    done in code, not a regex, to stay linear on long runs of spaces."""
+    title = title.strip()
+    bare = title.rstrip("#")
+    if bare != title and (not bare or bare[-1] in " \t"):
+        return bare.strip()
+    return title
 
 
 def _drop_front_matter(lines: list[str]) -> list[str]:
@@ -233,7 +245,7 @@ def _clean_title(text: str) -> str:
 
 
 _NO_LANGUAGE = {"", "-", "--", "—", "–", "none", "n/a", "na"}
-_LANGUAGE_SPLIT = re.compile(r"\s*(?:,|;|\||\band\b)\s*")
+_LANGUAGE_SPLIT = re.compile(r"(?<!\s)\s*+(?:,|;|\||\band\b)\s*")
 
 
 def parse_languages(value: str) -> list[str]:
@@ -244,14 +256,14 @@ def parse_languages(value: str) -> list[str]:
     return [name for name in names if name.lower() not in _NO_LANGUAGE]
 
 
-_HOURS = re.compile(r"(\d+(?:\.\d+)?)\s*(?:h|hr|hrs|hour|hours)\b", re.IGNORECASE)
-_MINUTES = re.compile(r"(\d+)\s*(?:m|min|mins|minute|minutes)\b", re.IGNORECASE)
+_HOURS = re.compile(r"(?<!\d)(\d++(?:\.\d+)?)\s*+(?:h|hr|hrs|hour|hours)\b", re.IGNORECASE)
+_MINUTES = re.compile(r"(?<!\d)(\d++)\s*+(?:m|min|mins|minute|minutes)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def parse_time_minutes(value: str) -> int | None:
     """`~75 minutes` -> 75, `1.5 hours` -> 90, `1h 30m` -> 90, `60-90 minutes` -> 90."""
-    if not value:
+    if not value or len(value) > 200:  # a header line of that length names no time
         return None
     hours = _HOURS.findall(value)
     minutes = _MINUTES.findall(value)
@@ -260,4 +272,7 @@ def parse_time_minutes(value: str) -> int | None:
     if hours:
         return int(round(float(hours[-1]) * 60 + (int(minutes[-1]) if minutes else 0)))
     numbers = _NUMBER.findall(value)
-    return int(round(float(numbers[-1]))) if numbers else None
+    try:
+        return int(round(float(numbers[-1]))) if numbers else None
+    except (OverflowError, ValueError):  # digits beyond any float: no time given
+        return None

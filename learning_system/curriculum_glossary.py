@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 
-_TERM_HEADING = re.compile(r"^ {0,3}#{2,4}\s+(.+?)\s*#*\s*$")
-_LABELLED = re.compile(r"^\s*[-*+]\s+\*\*([^*]+?)\s*:?\s*\*\*\s*:?\s*(.*)$")
+# No lazy group before optional trailers: a heading line of any length matches in linear time
+# (closing hashes and spaces are stripped in code).
+_TERM_HEADING = re.compile(r"^ {0,3}#{2,4}[ \t]+(\S.*)$")
+_LABELLED = re.compile(r"^\s*[-*+]\s+\*\*([^*]+)\*\*\s*:?\s*(.*)$")  # label's ':' cut in code
 _BOLD_LINE = re.compile(r"^\s*(?:[-*+]\s+)?\*\*([^*]+?)\*\*\s*(?::|—|–|-{1,2})\s*(.+)$")
 _BOLD_COLON_INSIDE = re.compile(r"^\s*(?:[-*+]\s+)?\*\*([^*]+?):\*\*\s*(.+)$")
 _DEFINITION_LABELS = ("what it actually means", "definition", "meaning", "means")
@@ -28,7 +30,7 @@ def _by_headings(text: str) -> dict[str, str]:
             fence = not fence
         heading = None if fence else _TERM_HEADING.match(line)
         if heading:
-            term = heading.group(1).strip()
+            term = heading.group(1).rstrip().rstrip("#").strip()
             # single-letter headings (`## A`) group terms; they are not terms themselves
             if len(term) <= 1:
                 current = None
@@ -50,7 +52,7 @@ def _definition(body: list[str]) -> str:
     for line in body:
         match = _LABELLED.match(line)
         if match:
-            labelled[match.group(1).strip().lower()] = match.group(2).strip()
+            labelled[match.group(1).strip().rstrip(":").strip().lower()] = match.group(2).strip()
     for label in _DEFINITION_LABELS:
         if labelled.get(label):
             return labelled[label]

@@ -3,11 +3,12 @@ Malformed items are dropped with a note naming them; reading never raises on con
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
+
+from learning_system.text import InputLimitError, loads_bounded
 
 STAGES = ("pre", "check", "post")
 OPTION_COUNT = 4
@@ -43,7 +44,9 @@ def parse_quiz_bank(text: str, id_prefix: str) -> tuple[list[QuizItem], list[Not
     if not text.strip():
         return [], [(None, "quiz file is empty; no quiz items read")]
     try:
-        data = json.loads(text)
+        data = loads_bounded(text)  # bounded depth and numbers; ids of any Unicode made valid
+    except InputLimitError as exc:
+        return [], [(None, f"beyond the input limits ({exc}); no quiz items read")]
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         where = f" (line {exc.lineno}, column {exc.colno})" if hasattr(exc, "lineno") else ""
         return [], [(None, f"not valid JSON{where}; no quiz items read")]

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from learning_system import scheduling
 from learning_system.scheduling import Confidence, Outcome
 from learning_system.store import Store, iso, utcnow
+from learning_system.text import valid_data, valid_text
 
 ErrorType = Literal["structural", "deviation", "application", "metacognitive"]
 ConceptStatus = Literal["developing", "held", "advanced"]
@@ -80,10 +81,10 @@ def record_attempt(store: Store, attempt: Attempt) -> bool:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 attempt.id, attempt.session_id, attempt.lesson_id, attempt.concept_id,
-                attempt.item_id, attempt.kind, attempt.answer, attempt.outcome,
+                attempt.item_id, attempt.kind, valid_text(attempt.answer), attempt.outcome,
                 attempt.confidence,
                 None if attempt.feynman is None else int(attempt.feynman),
-                json.dumps(attempt.payload, sort_keys=True), created,
+                json.dumps(valid_data(attempt.payload), sort_keys=True), created,
             ),
         )
         return cur.rowcount == 1
@@ -119,8 +120,9 @@ def record_mistake(store: Store, mistake: Mistake, when: datetime | None = None)
             "VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?)",
             (
                 mistake.id, mistake.attempt_id, mistake.concept_id, mistake.item_id,
-                mistake.lesson_id, mistake.error_type, mistake.attribution,
-                int(mistake.retest_early), json.dumps(mistake.item, sort_keys=True), now, now,
+                mistake.lesson_id, mistake.error_type, valid_text(mistake.attribution),
+                int(mistake.retest_early), json.dumps(valid_data(mistake.item), sort_keys=True),
+                now, now,
             ),
         )
         return cur.rowcount == 1
@@ -131,7 +133,7 @@ def attribute_mistake(store: Store, mistake_id: str, error_type: ErrorType, attr
     with store.transaction() as c:
         c.execute(
             "UPDATE mistakes SET error_type = ?, attribution = ? WHERE id = ?",
-            (error_type, attribution, mistake_id),
+            (error_type, valid_text(attribution), mistake_id),
         )
 
 

@@ -7,8 +7,11 @@ a killed process (and a power cut). Writes keyed by a client-chosen id are idemp
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import stat
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -18,14 +21,37 @@ from typing import Any
 import sqlite_utils
 
 from learning_system.errors import LearningSystemError
+from learning_system.text import valid_data, valid_text
 
 SCHEMA_VERSION = 1
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+# Opening runs `PRAGMA quick_check` when the file is at most this big, or when it was not closed
+# cleanly (a non-empty `-wal` is left); a bigger, cleanly closed store gets the cheap checks only.
+QUICK_CHECK_MAX_BYTES = 64 * 1024 * 1024
+# How long a write waits for another program's write lock before giving up (seconds).
+DEFAULT_WAIT = 30.0
+# Tables every store of schema v1 or later has.
+V1_TABLES = frozenset({
+    "settings", "concepts", "attempts", "mistakes", "sessions", "session_events",
+    "session_notes", "receipts", "sources", "digests", "model_calls", "ingests", "glossary",
+    "learning_records", "knowledge_pages",
+})
+LEASE_PREFIX = "session-lease:"
 
 
 class StoreError(LearningSystemError):
     """The store cannot be used as it is; the message says why and what to do."""
 
     title = "Store problem"
+
+
+class StoreBusy(StoreError):
+    """Another program held the store's write lock for longer than the wait allows."""
+
+
+class SessionConflict(StoreError):
+    """A session event or update collided with another tutor writing the same session."""
 
 
 def utcnow() -> datetime:
@@ -131,39 +157,81 @@ assert len(MIGRATIONS) == SCHEMA_VERSION
 class Store:
     """One learner's store. Safe to share between threads of one process (calls are serialised)."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, wait: float = DEFAULT_WAIT,
+                 notify: Callable[[str], None] | None = None) -> None:
         self.path = Path(path)
+        self.wait = wait
+        self.notify = notify
         self._lock = threading.RLock()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fences: dict[str, str] = {}
+        self._on_close: list[Callable[[], None]] = []
+        self.leases: dict[str, Any] = {}  # session id -> SessionLease (session_lock.py)
+        self._closed = False
+        _check_file(self.path)
         try:
-            conn = sqlite3.connect(
-                str(self.path), isolation_level=None, check_same_thread=False, timeout=10
-            )
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the folder for {self.path}: {exc.strerror}. "
+                             "Set TUTOR_HOME to a folder you can write to.") from None
+        conn = self._connect()
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
         except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"{self.path} is not a readable tutor store ({exc}). It was left untouched; "
-                "move it aside (or set TUTOR_HOME to another folder) and run the command again."
-            ) from None
-        if version > SCHEMA_VERSION:
             conn.close()
-            raise StoreError(
-                f"{self.path} was written by a newer tutor (store schema v{version}; this tutor "
-                f"knows up to v{SCHEMA_VERSION}). It was left untouched: upgrade tutor to open it."
-            )
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
+            raise self._error(exc) from None
         self.conn = conn
         self.db = sqlite_utils.Database(conn)
-        self._migrate(version)
+        self._migrate()
 
-    def _migrate(self, version: int) -> None:
-        while version < SCHEMA_VERSION:
-            with self.transaction():
+    def _connect(self) -> sqlite3.Connection:
+        """The read-write connection, once the file passed its checks; waits out a lock."""
+        deadline = time.monotonic() + self.wait
+        told = False
+        while True:
+            try:
+                return sqlite3.connect(str(self.path), isolation_level=None,
+                                       check_same_thread=False, timeout=min(self.wait, 1.0))
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc):
+                    raise self._error(exc) from None
+                told = self._tell_waiting(told)
+                if time.monotonic() >= deadline:
+                    raise self._error(exc) from None
+
+    def _migrate(self) -> None:
+        """Forward migrations, one transaction per version. The version is read again inside
+        each transaction, so two tutors opening a fresh home at once migrate it once."""
+        while True:
+            with self.transaction() as c:
+                version = int(c.execute("PRAGMA user_version").fetchone()[0])
+                if version > SCHEMA_VERSION:
+                    raise StoreError(_newer_message(self.path, version))
+                if version == SCHEMA_VERSION:
+                    return
                 MIGRATIONS[version](self.db)
-                version += 1
-                self.conn.execute(f"PRAGMA user_version={version}")
+                c.execute(f"PRAGMA user_version={version + 1}")
+
+    def _tell_waiting(self, told: bool) -> bool:
+        if not told and self.notify is not None:
+            self.notify(f"waiting for {self.path.name}: another program is writing to it "
+                        f"(giving up after {self.wait:g} s)")
+        return True
+
+    def _error(self, exc: sqlite3.Error) -> StoreError:
+        """The one-line StoreError for an SQLite failure."""
+        text = str(exc)
+        if _is_busy(exc):
+            return StoreBusy(
+                f"{self.path} stayed locked by another program for {self.wait:g} s, so nothing "
+                "was written. Close the other tutor (or program using it) and run the command "
+                "again.")
+        if "readonly" in text or "read-only" in text:
+            return StoreError(f"{self.path} is read-only ({text}). Make it writable, or set "
+                              "TUTOR_HOME to another folder, and run the command again.")
+        return StoreError(
+            f"{self.path} is damaged or not a tutor store ({text}). Move it aside (or restore it "
+            "from a backup, or set TUTOR_HOME to another folder) and run the command again.")
 
     @property
     def schema_version(self) -> int:
@@ -171,7 +239,19 @@ class Store:
 
     def close(self) -> None:
         with self._lock:
+            if self._closed:
+                return
+            callbacks, self._on_close = self._on_close, []
+        for callback in reversed(callbacks):  # outside the lock: they may wait for threads
+            callback()
+        with self._lock:
+            self._closed = True
             self.conn.close()
+
+    def on_close(self, callback: Callable[[], None]) -> None:
+        """Run `callback` when the store closes (before the connection goes)."""
+        with self._lock:
+            self._on_close.append(callback)
 
     def __enter__(self) -> Store:
         return self
@@ -181,28 +261,67 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """All or nothing; committed (and durable) when the block exits."""
+        """All or nothing; committed (and durable) when the block exits. Waits (saying so once)
+        while another program holds the write lock, then gives up with StoreBusy."""
         with self._lock:
-            self.conn.execute("BEGIN IMMEDIATE")
+            self._begin()
             try:
                 yield self.conn
+            except sqlite3.DatabaseError as exc:
+                self._rollback()
+                if isinstance(exc, sqlite3.IntegrityError):
+                    raise
+                raise self._error(exc) from None
             except BaseException:
-                self.conn.execute("ROLLBACK")
+                self._rollback()
                 raise
-            self.conn.execute("COMMIT")
+            try:
+                self.conn.execute("COMMIT")
+            except sqlite3.DatabaseError as exc:
+                self._rollback()
+                raise self._error(exc) from None
+
+    def _begin(self) -> None:
+        deadline = time.monotonic() + self.wait
+        told = False
+        while True:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc):
+                    raise self._error(exc) from None
+                told = self._tell_waiting(told)
+                if time.monotonic() >= deadline:
+                    raise self._error(exc) from None
+
+    def _rollback(self) -> None:
+        if self.conn.in_transaction:
+            try:
+                self.conn.execute("ROLLBACK")
+            except sqlite3.DatabaseError:  # a failed COMMIT may have rolled back already
+                pass
 
     def execute(self, sql: str, params: tuple | dict = ()) -> sqlite3.Cursor:
         with self._lock:
-            return self.conn.execute(sql, params)
+            try:
+                return self.conn.execute(sql, params)
+            except sqlite3.IntegrityError:
+                raise
+            except sqlite3.DatabaseError as exc:
+                raise self._error(exc) from None
 
     def rows(self, sql: str, params: tuple | dict = ()) -> list[dict[str, Any]]:
         with self._lock:
-            cur = self.conn.execute(sql, params)
-            names = [d[0] for d in cur.description]
-            return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+            try:
+                cur = self.conn.execute(sql, params)
+                names = [d[0] for d in cur.description]
+                return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+            except sqlite3.DatabaseError as exc:
+                raise self._error(exc) from None
 
     def health(self) -> dict[str, Any]:
-        ok = self.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        ok = self.execute("PRAGMA quick_check").fetchone()[0] == "ok"
         return {"path": str(self.path), "schema_version": self.schema_version, "ok": ok}
 
     # settings -----------------------------------------------------------------------------
@@ -221,12 +340,14 @@ class Store:
     ) -> None:
         now = iso()
         with self.transaction() as c:
+            self._check_fence(c, session_id)
             c.execute(
                 "INSERT INTO sessions (id, lesson_id, curriculum, status, position, state, "
                 "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO "
                 "UPDATE SET status=excluded.status, position=excluded.position, "
                 "state=excluded.state, updated_at=excluded.updated_at",
-                (session_id, lesson_id, curriculum, status, position, json.dumps(state), now, now),
+                (session_id, lesson_id, curriculum, status, valid_text(position),
+                 json.dumps(valid_data(state)), now, now),
             )
 
     def session(self, session_id: str) -> dict[str, Any] | None:
@@ -246,14 +367,49 @@ class Store:
         return _decode(rows[0], "state") if rows else None
 
     def append_event(self, session_id: str, seq: int, kind: str, payload: dict[str, Any]) -> bool:
-        """Append action `seq` of a session; a retried append of the same seq adds nothing."""
+        """Append action `seq` of a session; a retried append of the same event adds nothing
+        (False). A different event already at `seq` — another tutor writing the same session —
+        raises SessionConflict: an answer is never silently dropped. Text is stored valid."""
+        body = json.dumps(valid_data(payload), sort_keys=True)
         with self.transaction() as c:
+            self._check_fence(c, session_id)
             cur = c.execute(
                 "INSERT OR IGNORE INTO session_events (session_id, seq, kind, payload, created_at)"
                 " VALUES (?, ?, ?, ?, ?)",
-                (session_id, seq, kind, json.dumps(payload, sort_keys=True), iso()),
+                (session_id, seq, kind, body, iso()),
             )
-            return cur.rowcount == 1
+            if cur.rowcount == 1:
+                return True
+            row = c.execute("SELECT kind, payload FROM session_events WHERE session_id = ? AND "
+                            "seq = ?", (session_id, seq)).fetchone()
+        if row is not None and (row[0], row[1]) == (kind, body):
+            return False
+        raise SessionConflict(
+            f"session {session_id} already has a different event {seq}: another tutor is "
+            "writing to this lesson. Nothing of yours was overwritten; close the other tutor and "
+            "run `tutor continue`.")
+
+    # one writer per session: a lease token in settings, checked inside each session write ----
+    def fence(self, session_id: str, token: str | None) -> None:
+        """From now on this Store writes `session_id` only while the lease token in the store is
+        `token` (None: stop checking)."""
+        with self._lock:
+            if token is None:
+                self._fences.pop(session_id, None)
+            else:
+                self._fences[session_id] = token
+
+    def _check_fence(self, c: sqlite3.Connection, session_id: str) -> None:
+        token = self._fences.get(session_id)
+        if token is None:
+            return
+        row = c.execute("SELECT value FROM settings WHERE key = ?",
+                        (LEASE_PREFIX + session_id,)).fetchone()
+        if row is None or row[0] != token:
+            raise SessionConflict(
+                "this lesson was taken over by another tutor (`tutor continue --take-over`); "
+                "everything you answered before this line is saved there. Nothing more is written "
+                "here.")
 
     def events(self, session_id: str) -> list[dict[str, Any]]:
         rows = self.rows(
@@ -268,7 +424,7 @@ class Store:
             c.execute(
                 "INSERT OR IGNORE INTO session_notes (id, session_id, kind, body, created_at) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (note_id, session_id, kind, json.dumps(body, sort_keys=True), iso()),
+                (note_id, session_id, kind, json.dumps(valid_data(body), sort_keys=True), iso()),
             )
 
     def notes(self, session_id: str | None = None) -> list[dict[str, Any]]:
@@ -393,3 +549,85 @@ def _decode(row: dict[str, Any], field: str) -> dict[str, Any]:
     value = row.get(field)
     row[field] = json.loads(value) if value else {}
     return row
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    text = str(exc)
+    return "database is locked" in text or "database is busy" in text
+
+
+def _newer_message(path: Path, version: int) -> str:
+    return (f"{path} was written by a newer tutor (store schema v{version}; this tutor knows up "
+            f"to v{SCHEMA_VERSION}). It was left untouched: upgrade tutor to open it.")
+
+
+def _check_readonly(path: Path) -> None:
+    if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
+        raise StoreError(f"{path} is read-only (or its folder is). It was left untouched: make "
+                         "it writable, or set TUTOR_HOME to another folder, and run the command "
+                         "again.")
+
+
+def _check_file(path: Path) -> None:
+    """Refuse, read-only and without SQLite writing anything, a path that is not a store this
+    tutor can open: a dangling or looping symlink, a special file, a file that is not SQLite, a
+    newer schema, a damaged file. A missing or empty file is a fresh store."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise StoreError(f"{path} is a symlink to nothing ({os.readlink(path)}). Fix or "
+                             "remove the link, or set TUTOR_HOME to another folder.") from None
+        return
+    except OSError as exc:  # ELOOP (a symlink loop), EACCES, ...
+        raise StoreError(f"{path} cannot be read ({exc.strerror}). Fix or remove it, or set "
+                         "TUTOR_HOME to another folder.") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreError(f"{path} is not a regular file. Move it aside, or set TUTOR_HOME to "
+                         "another folder.")
+    if info.st_size == 0:
+        return
+    try:
+        with open(path, "rb") as f:
+            header = f.read(100)
+    except OSError as exc:
+        raise StoreError(f"{path} cannot be read ({exc.strerror}); left untouched.") from None
+    refuse = (f"{path} is not a readable tutor store ({{}}). It was left untouched; move it aside "
+              "(or set TUTOR_HOME to another folder) and run the command again.")
+    if len(header) < 100 or not header.startswith(SQLITE_MAGIC):
+        raise StoreError(refuse.format("not an SQLite file"))
+    if int.from_bytes(header[60:64], "big") > SCHEMA_VERSION:
+        raise StoreError(_newer_message(path, int.from_bytes(header[60:64], "big")))
+    _check_readonly(path)
+    wal = path.with_name(path.name + "-wal")
+    unclean = wal.exists() and wal.stat().st_size > 0
+    # Read-only, so nothing is written. With no `-wal` beside it the file is all there is:
+    # `immutable` then keeps SQLite from creating `-wal`/`-shm` files just to look.
+    uri = path.resolve().as_uri() + ("?mode=ro" if wal.exists() else "?mode=ro&immutable=1")
+    try:
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=1.0)
+    except sqlite3.Error as exc:
+        raise StoreError(refuse.format(exc)) from None
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if version > SCHEMA_VERSION:
+            raise StoreError(_newer_message(path, version))
+        if version >= 1 and not V1_TABLES <= tables:
+            missing = ", ".join(sorted(V1_TABLES - tables))
+            raise StoreError(refuse.format(f"schema v{version} without its tables: {missing}"))
+        if unclean or info.st_size <= QUICK_CHECK_MAX_BYTES:
+            result = [r[0] for r in conn.execute("PRAGMA quick_check(3)")]
+            if result != ["ok"]:
+                raise StoreError(
+                    f"{path} is damaged ({'; '.join(result)[:200]}). It was left untouched: "
+                    "restore it from a backup or move it aside (set TUTOR_HOME to another folder) "
+                    "and run the command again.")
+    except sqlite3.OperationalError as exc:
+        if not _is_busy(exc):
+            raise StoreError(refuse.format(exc)) from None
+        # another tutor is writing: the checks above ran as far as they could; go on
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(refuse.format(exc)) from None
+    finally:
+        conn.close()

@@ -11,7 +11,7 @@ import pytest
 
 from learning_system import ledger
 from learning_system.ledger import Attempt, Concept, Mistake
-from learning_system.store import SCHEMA_VERSION, Store, StoreError
+from learning_system.store import SCHEMA_VERSION, SessionConflict, Store, StoreError
 
 
 def test_new_store_is_wal_and_at_current_schema(store):
@@ -165,7 +165,9 @@ def test_upsert_concept_is_idempotent(store):
 
 def test_events_are_append_once(store):
     assert store.append_event("s", 0, "answer", {"choice": 2})
-    assert not store.append_event("s", 0, "answer", {"choice": 3})
+    assert not store.append_event("s", 0, "answer", {"choice": 2})  # a retry adds nothing
+    with pytest.raises(SessionConflict):  # a different event at the same seq is never dropped
+        store.append_event("s", 0, "answer", {"choice": 3})
     assert [e["payload"] for e in store.events("s")] == [{"choice": 2}]
 
 

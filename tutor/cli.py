@@ -28,6 +28,10 @@ COMMANDS: dict[str, str] = {
 }
 
 
+# Commands that are front ends (plain dialogue or the app): they own their output.
+INTERACTIVE = frozenset({"continue", "review", None})
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tutor",
@@ -52,11 +56,16 @@ def main(argv: list[str] | None = None) -> int:
         argv = ["continue", *argv]
     args = build_parser().parse_args(argv)
     from learning_system.errors import LearningSystemError
+    from tutor.output import SafeStream, clean_text
 
+    stdout = sys.stdout
+    if args.command not in INTERACTIVE:  # the front ends clean what they show themselves
+        sys.stdout = SafeStream(stdout)  # type: ignore[assignment]
     try:
         return int(args._run(args) or 0)
     except LearningSystemError as exc:
-        print(f"tutor: {exc}", file=sys.stderr)
+        message = " ".join(clean_text(str(exc)).split())  # one line, inert in a terminal
+        print(f"tutor: {message}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:  # output piped into a reader that stopped early (e.g. `| head`)
         sys.stderr.close()
@@ -64,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ntutor: stopped; everything answered so far is saved.", file=sys.stderr)
         return 130
+    finally:
+        sys.stdout = stdout
 
 
 if __name__ == "__main__":

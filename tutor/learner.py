@@ -11,12 +11,28 @@ from tutor.errors import TutorError
 CURRICULUM_KEY = "curriculum"
 
 
+STORE_WAIT_ENV = "TUTOR_STORE_WAIT"
+
+
 def open_store() -> Store:
-    from learning_system.store import StoreError
+    """The learner's store, checked on opening. A write that finds the store locked by another
+    program waits up to $TUTOR_STORE_WAIT seconds (default 30), saying so once on stderr."""
+    import os
+    import sys
+
+    from learning_system.store import DEFAULT_WAIT, StoreError
     from tutor.config import store_path
 
+    raw = os.environ.get(STORE_WAIT_ENV, "").strip()
     try:
-        return Store(store_path())
+        wait = float(raw) if raw else DEFAULT_WAIT
+    except ValueError:
+        wait = -1.0
+    if not 0 <= wait <= 3600:
+        raise TutorError(f"{STORE_WAIT_ENV}={raw!r} is not a number of seconds from 0 to 3600")
+    try:
+        return Store(store_path(), wait=wait,
+                     notify=lambda message: print(f"tutor: {message}", file=sys.stderr))
     except StoreError as exc:
         raise TutorError(str(exc)) from None
 

@@ -10,6 +10,7 @@ import sys
 from typing import TextIO
 
 from learning_system.terminal import strip_terminal
+from learning_system.text import has_surrogates, valid_text
 from tutor.engine import parse
 from tutor.engine.parse import Command, option_label
 from tutor.engine.protocol import TutorSession
@@ -29,7 +30,7 @@ class PlainIO:
     def say(self, text: str = "") -> None:
         """Print a line. Curriculum text, fetched excerpts and the learner's own words all pass
         through here, so terminal escape sequences in them are removed, never interpreted."""
-        self.stdout.write(strip_terminal(text) + "\n")
+        self.stdout.write(valid_text(strip_terminal(text)) + "\n")
         self.stdout.flush()
 
     def ask(self, label: str) -> str:
@@ -40,7 +41,11 @@ class PlainIO:
         if not line:
             self.say()
             raise Paused
-        return line.rstrip("\n")
+        text = line.rstrip("\n")
+        if has_surrogates(text):  # bytes that are not UTF-8: kept as U+FFFD, and said so
+            text = valid_text(text)
+            self.say("  (some of what you typed was not valid UTF-8; it is kept as \ufffd)")
+        return text
 
     def show(self, prompt: Prompt) -> None:
         self.count += 1

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 
 def run_app(mode: str = "continue", *, curriculum: str | None = None, lesson: str | None = None,
-            offline: bool = False) -> int:
+            offline: bool = False, take_over: bool = False) -> int:
     from tutor.app.app import TutorApp
 
-    app = TutorApp(mode=mode, curriculum=curriculum, lesson=lesson, offline=offline)
+    app = TutorApp(mode=mode, curriculum=curriculum, lesson=lesson, offline=offline,
+                   take_over=take_over)
     app.run()
     return app.return_code or 0

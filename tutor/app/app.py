@@ -27,12 +27,14 @@ class TutorApp(App[int]):
     BINDINGS = [Binding("ctrl+q", "quit_saved", "quit", priority=True, show=False)]
 
     def __init__(self, mode: str = "continue", *, curriculum: str | None = None,
-                 lesson: str | None = None, offline: bool = False, store=None) -> None:
+                 lesson: str | None = None, offline: bool = False, take_over: bool = False,
+                 store=None) -> None:
         super().__init__()
         self.mode = mode
         self.curriculum_override = curriculum
         self.lesson_ref = lesson
         self.offline = offline
+        self.take_over = take_over
         self._store = store
         self.curriculum = None
         self.model_notice: str | None = None

@@ -94,8 +94,10 @@ class SessionScreen(Screen[None]):
 
             session = open_session(app.store, app.load_curriculum(), lesson_ref=app.lesson_ref,
                                    offline=app.offline, activity=self.activity,
-                                   progress=lambda line: self.post_message(Notice(line)))
+                                   progress=lambda line: self.post_message(Notice(line)),
+                                   take_over=app.take_over)
             app.lesson_ref = None
+            app.take_over = False
         self.post_message(SessionOpened(session))
 
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False)

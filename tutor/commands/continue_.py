@@ -15,6 +15,8 @@ def add_parser(sub, name: str) -> argparse.ArgumentParser:
                    help="line-mode dialogue on stdin/stdout (screen readers, scripts)")
     p.add_argument("--offline", action="store_true",
                    help="do not fetch the lesson's external references")
+    p.add_argument("--take-over", action="store_true",
+                   help="take this lesson over from another tutor that has it open")
     return p
 
 
@@ -28,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
         from tutor.app import run_app
 
         return run_app("continue", curriculum=args.curriculum, lesson=args.lesson,
-                       offline=args.offline)
+                       offline=args.offline, take_over=args.take_over)
     return run_plain(args)
 
 
@@ -45,7 +47,7 @@ def run_plain(args: argparse.Namespace) -> int:
             "sources: ") else None)
         session = open_session(store, curriculum, lesson_ref=args.lesson, offline=args.offline,
                                progress=lambda line: print(line, file=sys.stderr),
-                               activity=activity)
+                               activity=activity, take_over=args.take_over)
         if session is None:
             io.say(f"You have finished {curriculum.name}. Run `tutor review` to keep it fresh.")
             return 0

@@ -6,9 +6,10 @@ PATH is not a curriculum at all."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
+
+from tutor.output import dumps
 
 
 def add_parser(subparsers: Any, name: str) -> argparse.ArgumentParser:
@@ -55,7 +56,7 @@ def _check(path: str, as_json: bool) -> int:
             "warnings": [p.model_dump(exclude={"severity"}) for p in curriculum.warnings],
             "errors": [p.model_dump(exclude={"severity"}) for p in curriculum.errors],
         }
-        print(json.dumps(report, indent=2))
+        print(dumps(report, indent=2))
     else:
         _print_report(curriculum, len(lessons), quiz_items)
     return 1 if curriculum.errors else 0

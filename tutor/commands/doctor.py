@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tutor.output import dumps
+
 CURRICULUM_SETTING = "curriculum"  # the store setting `tutor init` writes (tutor.learner)
 
 
@@ -43,19 +45,21 @@ def check_store() -> tuple[dict[str, Any], str | None]:
     path = store_path()
     info: dict[str, Any] = {"path": str(path)}
     try:
-        from learning_system.store import Store
+        from learning_system.store import Store, StoreError
     except ImportError:
         return {**info, "ok": True, "status": "unavailable", "message": "store not available"}, None
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():  # a dangling or looping link is not absent
         return {**info, "ok": True, "status": "absent",
                 "message": "not created yet; it is created on first use"}, None
     try:
         store = Store(path)
-    except Exception as exc:  # StoreError and sqlite errors alike: report, never a traceback
+    except StoreError as exc:  # damaged, read-only, newer, not a store: report, never a traceback
         return {**info, "ok": False, "status": "error", "message": str(exc)}, None
     try:
         health = store.health()
         chosen = store.get_setting(CURRICULUM_SETTING)
+    except StoreError as exc:
+        return {**info, "ok": False, "status": "damaged", "message": str(exc)}, None
     finally:
         store.close()
     ok = bool(health.get("ok", True))
@@ -130,5 +134,5 @@ def render(report: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     report = gather()
-    print(json.dumps(report, indent=2) if args.json else render(report))
+    print(dumps(report, indent=2) if args.json else render(report))
     return 0 if report["ok"] else 1

@@ -6,9 +6,10 @@ would be blocked or has issues, 2 when the input is invalid."""
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
+
+from tutor.output import dumps
 
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
@@ -37,16 +38,9 @@ def add_parser(sub, name: str) -> argparse.ArgumentParser:
 
 
 def _read_json(path: Path, what: str) -> Any:
-    from tutor.errors import TutorError
+    from tutor.inputs import read_json_file
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TutorError(f"cannot read the {what} {path}: {exc}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TutorError(f"the {what} {path} is not valid JSON: {exc}") from None
+    return read_json_file(path, what)
 
 
 def describe_validation_error(exc: Exception, limit: int = 5) -> str:
@@ -142,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     report = check(envelope_data, digest_data)
     passed = report["outcome"] == "emit" and report["verdict"] != "ISSUES"
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(dumps(report, indent=2))
         return 0 if passed else 1
     print(f"gate: {report['gate']}  verdict: {report['verdict']}")
     for claim in report["claims"]:

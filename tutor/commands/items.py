@@ -10,6 +10,8 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from tutor.output import dumps
+
 if TYPE_CHECKING:
     from learning_system.curriculum import Curriculum, Lesson
     from learning_system.store import Store
@@ -171,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
             raise TutorError(str(exc)) from None
         report = collect(store, curriculum, lesson)
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(dumps(report, indent=2))
     else:
         _print_listing(report, lesson.title, str(curriculum.root))
     return 0

@@ -6,10 +6,11 @@ issue (or is malformed), 2 when the file cannot be read as a quiz bank."""
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
+
+from tutor.output import dumps
 
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
@@ -104,7 +105,11 @@ def audit_bank(data: Any) -> dict[str, Any]:
         by_id: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for index, q in batch:
             by_id[q.id].append(items[index])
+        seen: set[tuple[str, str | None]] = set()
         for issue in audit_batch([q for _, q in batch]):
+            if (issue.id, issue.code) in seen:  # one issue per (id, code) reaches each entry:
+                continue  # linear even when thousands of items share one id
+            seen.add((issue.id, issue.code))
             for entry in by_id[issue.id]:
                 _add(entry, issue)
     for entry in items:
@@ -131,23 +136,16 @@ def _add(entry: dict[str, Any], issue: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tutor.errors import TutorError
+    from tutor.inputs import read_json_file
 
-    try:
-        text = args.quiz.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TutorError(f"cannot read the quiz bank {args.quiz}: {exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TutorError(f"the quiz bank {args.quiz} is not valid JSON: {exc}") from None
+    data = read_json_file(args.quiz, "quiz bank")
     report = audit_bank(data)
     summary = report["summary"]
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(dumps(report, indent=2))
     else:
         for entry in report["items"]:
-            print(json.dumps(entry))
+            print(dumps(entry))
         codes = ", ".join(f"{c} {n}" for c, n in summary["by_code"].items()) or "none"
         print(
             f"summary: {summary['items']} items, {summary['ok']} ok, {summary['not_ok']} not ok; "

@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tutor.output import dumps
+
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
     p = sub.add_parser(
@@ -29,8 +31,6 @@ def _progress(line: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
     from tutor import learner
     from tutor.scout import prepare_sync
 
@@ -46,8 +46,8 @@ def run(args: argparse.Namespace) -> int:
         digest = prepare_sync(lesson, curriculum, store, provider=provider,
                               offline=args.offline, progress=_progress)
     if args.json:
-        print(json.dumps(digest.model_dump(mode="json"), indent=2, sort_keys=True,
-                         ensure_ascii=False))
+        print(dumps(digest.model_dump(mode="json"), indent=2, sort_keys=True,
+                    ensure_ascii=False))
         return 0
     print(summary(digest))
     return 0

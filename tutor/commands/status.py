@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
+
+from tutor.output import dumps
 
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
@@ -35,7 +36,7 @@ def collect() -> dict:
 def run(args: argparse.Namespace) -> int:
     data = collect()
     if args.json:
-        print(json.dumps(data, indent=2))
+        print(dumps(data, indent=2))
         return 0
     pos = data["position"]
     print(f"Curriculum: {data['curriculum']}")

@@ -64,7 +64,9 @@ class Drafter:
             return None
 
     def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        """Cancel what has not started; wait for what has (its model-call record included), so
+        nothing writes to the store after it closes."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
     def _call(self, skill: str, data: dict[str, Any], schema: type[BaseModel], purpose: str):
         from tutor.llm.provider import ModelFailure

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from learning_system.curriculum import Curriculum
+from learning_system.session_lock import lease, opening
 from learning_system.store import Store
 from tutor.engine.progress import Activity
 from tutor.engine.review import ReviewSession
@@ -36,11 +37,24 @@ def model_provider(store: Store, progress: Callable[[str], None] | None = None):
 
 def open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | None = None,
                  offline: bool = False, progress: Callable[[str], None] | None = None,
-                 activity: Activity | None = None) -> Session | None:
+                 activity: Activity | None = None, take_over: bool = False) -> Session | None:
     """Resume the latest unfinished session of this curriculum, else start the next lesson
     (or the one asked for). None when the curriculum is finished. `progress` hears one-line
     notices (a model that does not answer, a session that could not be resumed); `activity`
-    hears the progress of long work and is how the learner cancels it."""
+    hears the progress of long work and is how the learner cancels it. One tutor at a time
+    chooses; the session opened is leased to this tutor (SessionBusy when another one has it,
+    unless `take_over`)."""
+    with opening(store, notify=progress):
+        session = _open_session(store, curriculum, lesson_ref=lesson_ref, offline=offline,
+                                progress=progress, activity=activity, take_over=take_over)
+        if session is not None:
+            lease(store, session.id)
+        return session
+
+
+def _open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | None,
+                  offline: bool, progress: Callable[[str], None] | None,
+                  activity: Activity | None, take_over: bool) -> Session | None:
     provider = model_provider(store, progress)
     drafter = None
     if provider is not None:
@@ -49,16 +63,19 @@ def open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | None
         drafter = Drafter(provider)
     latest = store.latest_session(curriculum=str(curriculum.root))
     if lesson_ref is None and latest is not None and latest["status"] != "done":
+        lease(store, latest["id"], take_over=take_over)  # before replay: fences the other tutor
         try:
             session = Session.resume(store, curriculum, latest, provider=provider,
                                      drafter=drafter, activity=activity)
             session.resumed = True
             return session
-        except (ReplayError, LookupError) as exc:
+        except (ReplayError, LookupError, ValueError, TypeError) as exc:
+            # a log that cannot be replayed is never a dead end: the lesson starts afresh
             store.save_session(latest["id"], latest["lesson_id"], latest["curriculum"],
                                "abandoned", latest["position"], latest["state"])
             if progress:
-                progress(f"Could not resume {latest['lesson_id']} ({exc}); starting it afresh. "
+                why = (str(exc).splitlines() or [type(exc).__name__])[0]
+                progress(f"Could not resume {latest['lesson_id']} ({why}); starting it afresh. "
                          "Your earlier answers stay in your records.")
             lesson_ref = latest["lesson_id"]
     if lesson_ref is not None:

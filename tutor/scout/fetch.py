@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import ipaddress
+import socket
 from collections.abc import Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -136,9 +138,15 @@ async def _fetch_remote(client: httpx2.AsyncClient, source: str,
     import httpx2
 
     url = httpx2.URL(source)
+    own_host = url.host.lower()
     seen: set[str] = set()
     for _hop in range(limits.max_redirects + 1):
         seen.add(str(url))
+        if url.host.lower() != own_host:  # the lesson's own link may name any address
+            refused = await non_public_address(url.host, url.port or 0)
+            if refused:
+                return _failed(source, f"redirected to {url.host}, a {refused} address; "
+                                       "not followed")
         request = client.build_request("GET", url)
         response = await client.send(request, stream=True, follow_redirects=False)
         try:
@@ -156,9 +164,55 @@ async def _fetch_remote(client: httpx2.AsyncClient, source: str,
     return _failed(source, f"more than {limits.max_redirects} redirects")
 
 
+def address_kind(address: str) -> str | None:
+    """Why an IP address is not a public one (loopback, link-local, private, ...), or None."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    for kind, flag in (("loopback", ip.is_loopback), ("link-local", ip.is_link_local),
+                       ("unspecified", ip.is_unspecified), ("multicast", ip.is_multicast),
+                       ("private", ip.is_private), ("reserved", ip.is_reserved),
+                       ("non-public", not ip.is_global)):
+        if flag:
+            return kind
+    return None
+
+
+async def non_public_address(host: str, port: int) -> str | None:
+    """The kind of the first non-public address `host` resolves to, else None. A name that does
+    not resolve is left to the fetch itself to report."""
+    kind = address_kind(host.strip("[]"))
+    if kind or _is_ip(host.strip("[]")):
+        return kind
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port or None,
+                                                             type=socket.SOCK_STREAM)
+    except OSError:
+        return None
+    for info in infos:
+        kind = address_kind(str(info[4][0]))
+        if kind:
+            return kind
+    return None
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        return False
+    return True
+
+
 async def _read_response(source: str, response: Any, limits: FetchLimits) -> FetchResult:
     if not 200 <= response.status_code < 300:
-        phrase = f" {response.reason_phrase}" if response.reason_phrase else ""
+        from learning_system.terminal import strip_terminal
+
+        phrase = " ".join(strip_terminal(response.reason_phrase or "").split())[:80]
+        phrase = f" {phrase}" if phrase else ""
         return _failed(source, f"HTTP {response.status_code}{phrase}")
     media_type, charset = _content_type(response.headers.get("content-type", ""))
     if media_type not in ALLOWED_TYPES:

@@ -1,0 +1,133 @@
+"""Issue 14, breaks 8, 9, 11: damaged, newer, read-only and odd store files are refused in one
+line, and nothing of them — `-wal` included — is changed. Real `tutor` processes, real files."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from learning_system.store import Store, StoreError
+
+COMMANDS = [
+    ("status",),
+    ("continue", "--plain", "--offline"),
+    ("review", "--plain"),
+    ("views",),
+    ("ingest",),
+    ("doctor",),
+]
+
+
+def run_tutor(home, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TUTOR_HOME": str(home)}
+    env.pop("OPENAI_API_KEY", None)
+    return subprocess.run([sys.executable, "-m", "tutor.cli", *args], input=stdin.decode(),
+                          capture_output=True, text=True, timeout=120, env=env)
+
+
+def fingerprint(home) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(home.iterdir()) if p.name.startswith("tutor.db") and p.is_file()}
+
+
+def one_line_refusal(result: subprocess.CompletedProcess[str], *words: str) -> str:
+    out = result.stdout + result.stderr
+    assert "Traceback" not in out, out
+    if result.args[3] == "doctor":  # doctor reports the store among its checks
+        assert result.returncode != 0
+        line = next(x for x in result.stdout.splitlines() if x.startswith("store"))
+    else:
+        assert result.returncode == 2, out
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1, out
+        line = lines[0]
+    for word in words:
+        assert word in line, line
+    return line
+
+
+@pytest.fixture
+def used_home(tmp_path):
+    """A home whose store holds a lesson's answers."""
+    run_tutor(tmp_path, "continue", "--plain", "--offline", stdin=b"\n1 s\n2 s\n4 s\nwords\ns\n")
+    with Store(tmp_path / "tutor.db") as store:
+        store.execute("CREATE TABLE filler (x)")
+        for n in range(300):
+            store.execute("INSERT INTO filler VALUES (?)", ("x" * 500 + str(n),))
+    return tmp_path
+
+
+def test_a_store_with_a_damaged_middle_is_refused_by_every_command_and_left_alone(used_home):
+    path = used_home / "tutor.db"
+    data = bytearray(path.read_bytes())
+    page = int.from_bytes(data[16:18], "big")
+    assert len(data) > 8 * page
+    for offset in range(3 * page, len(data) - page, page):  # header and schema page intact
+        data[offset + 8: offset + 200] = b"\xab" * 192
+    path.write_bytes(bytes(data))
+    before = fingerprint(used_home)
+    for command in COMMANDS:
+        one_line_refusal(run_tutor(used_home, *command, stdin=b"\n"), "damaged")
+        assert fingerprint(used_home) == before, command
+
+
+def test_a_newer_store_with_a_pending_wal_is_refused_and_not_even_checkpointed(tmp_path):
+    Store(tmp_path / "tutor.db").close()
+    writer = sqlite3.connect(tmp_path / "tutor.db", isolation_level=None)
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("PRAGMA user_version=99")
+    writer.execute("INSERT INTO settings VALUES ('from', 'the future')")
+    crashed = tmp_path / "crashed"
+    crashed.mkdir()
+    for name in ("tutor.db", "tutor.db-wal"):  # as a killed newer tutor leaves them
+        (crashed / name).write_bytes((tmp_path / name).read_bytes())
+    writer.close()
+    before = fingerprint(crashed)
+    assert set(before) == {"tutor.db", "tutor.db-wal"}
+    for command in COMMANDS:
+        one_line_refusal(run_tutor(crashed, *command), "newer tutor", "v99", "untouched")
+        after = fingerprint(crashed)
+        assert {k: after[k] for k in before} == before, command  # -shm may be rebuilt
+
+
+def test_files_that_are_not_stores_are_refused_without_blocking(tmp_path):
+    cases = {
+        "loop": lambda p: (os.symlink(p.parent / "tutor.db2", p),
+                           os.symlink(p, p.parent / "tutor.db2")),
+        "dangling": lambda p: os.symlink(p.parent / "nowhere.db", p),
+        "fifo": lambda p: os.mkfifo(p),
+        "folder": lambda p: p.mkdir(),
+        "text": lambda p: p.write_text("not a database at all " * 20),
+        "truncated": lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\x00" * 20),
+    }
+    for name, make in cases.items():
+        home = tmp_path / name
+        home.mkdir()
+        make(home / "tutor.db")
+        one_line_refusal(run_tutor(home, "status"))
+        doctor = run_tutor(home, "doctor")
+        assert "not created yet" not in doctor.stdout, (name, doctor.stdout)
+        one_line_refusal(doctor)
+
+
+def test_tables_missing_from_a_versioned_store_is_refused(tmp_path):
+    conn = sqlite3.connect(tmp_path / "tutor.db")
+    conn.execute("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT)")
+    conn.execute("PRAGMA user_version=1")
+    conn.close()
+    with pytest.raises(StoreError, match="without its tables"):
+        Store(tmp_path / "tutor.db")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes read-only files anyway")
+def test_a_read_only_store_is_refused_in_one_line(tmp_path):
+    Store(tmp_path / "tutor.db").close()
+    os.chmod(tmp_path / "tutor.db", 0o444)
+    before = fingerprint(tmp_path)
+    one_line_refusal(run_tutor(tmp_path, "status"), "read-only")
+    assert fingerprint(tmp_path) == before

@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Markdown, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from learning_system.errors import LearningSystemError
 from tutor.app.help import HelpScreen
 from tutor.app.messages import Notice, PromptReady, SessionOpened, WorkProgress
 from tutor.app.text import clean, safe
@@ -104,10 +105,17 @@ class SessionScreen(Screen[None]):
     def send(self, action: Action) -> None:
         try:
             prompt = self.session.act(action)
-        except InvalidAction:
-            self.post_message(PromptReady(self.session.prompt))
+        except (InvalidAction, LearningSystemError):
+            self.app.call_from_thread(self._refused)  # what was typed stays on the screen
             raise
         self.post_message(PromptReady(prompt))
+
+    def _refused(self) -> None:
+        self.busy = False
+        self.pending = None
+        self.query_one("#status", Static).update("")
+        self.query_one("#confidence", Static).update("")
+        self.refresh_bindings()
 
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False)
     def finish_lesson(self) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tutor.engine import items, lesson, selection
+from tutor.engine import items, lesson, repair, selection
 from tutor.engine.lesson import strand_verdict
 
 CONTRACT = (Path(__file__).resolve().parents[1] / "CONTRACT.md").read_text(encoding="utf-8")
@@ -13,22 +13,37 @@ SECTION = " ".join(CONTRACT.split("## Tutor engine", 1)[1].split())
 
 def test_the_numbers_in_the_contract_are_the_codes():
     assert items.GUESS_CAP == 0.30 and "30%" in SECTION
-    assert items.STRATEGY_CAP == {"stem_overlap": 0.05} and "5%" in SECTION
+    assert items.REPAIRABLE == {"M04", "M05", "M13", "M15"} and "(M04, M05, M13, M15)" in SECTION
+    assert repair.LENGTH_BAND == (0.78, 1.28) and "0.78–1.28 times" in SECTION
+    assert repair.SIMILAR_STEM == 0.34 and "a third of their content words" in SECTION
+    assert repair.SAME_ANSWER == 0.5 and "half its content words" in SECTION
     assert (lesson.MIN_STRAND_MCQ, lesson.MAX_STRAND_MCQ) == (3, 8) and "3–8 items" in SECTION
     assert lesson.CATCH_UP_MIN == 6 and "6–8 items" in SECTION
     assert selection.CATCH_UP_STRANDS == 3 and "Three strands or more" in SECTION
     assert len(lesson.FEYNMAN_RUBRIC) == 4 and "all four rubric points" in SECTION
 
 
-def row(outcome="correct", confidence="sure", follow_up=""):
-    return {"outcome": outcome, "confidence": confidence, "follow_up": follow_up}
+def row(outcome="correct", confidence="sure", follow_up="", self_graded=False):
+    return {"outcome": outcome, "confidence": confidence, "follow_up": follow_up,
+            "self_graded": self_graded}
 
 
 def test_verdict_rules():
-    assert strand_verdict([row(), row(confidence="hunch", follow_up="re-probe: right")],
-                          True, False) == "solid"
-    assert strand_verdict([row(), row()], False, False) == "unstable"  # free recall wrong
-    assert strand_verdict([row(), row()], True, True) == "unstable"  # a misconception
-    assert strand_verdict([row(), row("wrong"), row("idk", "no_idea")], True, False) == "unknown"
-    assert strand_verdict([row(), row(confidence="hunch", follow_up="re-probe: wrong")],
-                          True, False) == "unstable"
+    assert lesson.MIN_EVIDENCE == 2 and "fewer than 2 graded answers" in SECTION
+    assert lesson.SELF_GRADED_WEIGHT == 0.5 and "answer 0.5" in SECTION
+    assert (lesson.SOLID_SHARE, lesson.UNKNOWN_SHARE) == (0.75, 0.4)
+    assert "`solid` at 0.75 or more" in SECTION and "`unknown` below 0.4" in SECTION
+    assert strand_verdict([row()]) == "not probed"  # one answer is no evidence
+    assert strand_verdict([row(), row("pending", "hunch")]) == "not probed"
+    assert strand_verdict([row(), row(confidence="hunch", follow_up="re-probe: right, sure")]
+                          ) == "solid"
+    assert strand_verdict([row(), row(confidence="hunch", follow_up="re-probe: right, unsure")]
+                          ) == "unstable"  # the re-probe's own confidence counts
+    assert strand_verdict([row(), row(), row(), row("wrong")]) == "solid"  # 0.75
+    assert strand_verdict([row(), row(), row("wrong")]) == "unstable"
+    assert strand_verdict([row(), row()], misconception=True) == "unstable"
+    assert strand_verdict([row(), row("wrong"), row("idk", "no_idea")]) == "unknown"
+    # a self-graded answer weighs half: right on two MCQs, wrong on the free recall → solid;
+    # right on the free recall only and wrong on an MCQ → unknown
+    assert strand_verdict([row(), row(), row("wrong", self_graded=True)]) == "solid"
+    assert strand_verdict([row("wrong"), row(self_graded=True)]) == "unknown"

@@ -44,10 +44,11 @@ def presented_items(curriculum: Curriculum, lesson: Lesson) -> list[tuple[str, P
     out: list[tuple[str, Presented]] = []
     for batch in selection.probe_batches(curriculum, lesson):
         out += [("probe", p) for p in present(broad_to_narrow(batch["items"]), batch["lesson"],
-                                             salt=selection.PROBE_SALT)]
+                                             salt=selection.PROBE_SALT, curriculum=curriculum)]
     probed = {p.id for _, p in out}
     out += [("quiz", p) for p in present(selection.quiz_bank(lesson), lesson,
-                                         salt=selection.QUIZ_SALT) if p.id not in probed]
+                                         salt=selection.QUIZ_SALT, curriculum=curriculum)
+            if p.id not in probed]
     return out
 
 

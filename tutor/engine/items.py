@@ -16,7 +16,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from learning_system.curriculum import Lesson, QuizItem
+from learning_system.curriculum import Curriculum, Lesson, QuizItem
+from tutor.engine import repair
 from tutor.gates import mcq
 from tutor.gates.envelopes import QuizQuestion
 
@@ -79,30 +80,47 @@ def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 
-def guessable_by(question: str, options: Sequence[str], key: int) -> list[str]:
-    """The answer-free strategies that could pick the key (a tie that includes the key counts)."""
+def _strategy_scores(question: str, options: Sequence[str]) -> dict[str, list[float]]:
+    """Per answer-free strategy, the score it gives each option (it picks a highest one)."""
     lengths = [len(o) for o in options]
     mean = sum(lengths) / len(lengths)
     stem = _words(question)
+    option_words = [_words(o) for o in options]
     longest = max(range(len(options)), key=lambda n: lengths[n])
-    rest = [n for n in range(len(options)) if n != longest]
-    checks = {
-        "longest": lengths,
-        "shortest": [-n for n in lengths],
-        "most_words": [len(o.split()) for o in options],
-        "stem_overlap": [len(stem & _words(o)) for o in options],
+    return {
+        "longest": [float(n) for n in lengths],
+        "shortest": [float(-n) for n in lengths],
+        "most_words": [float(len(o.split())) for o in options],
+        "stem_overlap": [float(len(stem & w)) for w in option_words],
+        "convergence": [float(sum(len(w & v) for m, v in enumerate(option_words) if m != n))
+                        for n, w in enumerate(option_words)],
         "odd_length": [abs(n - mean) for n in lengths],
-        "strike_longest": [lengths[n] if n in rest else -1 for n in range(len(options))],
+        "strike_longest": [float(lengths[n]) if n != longest else -1.0
+                           for n in range(len(options))],
     }
-    if not any(checks["stem_overlap"]):
-        del checks["stem_overlap"]
-    return [name for name, values in checks.items() if values[key] == max(values)]
+
+
+def guess_weights(question: str, options: Sequence[str], key: int) -> dict[str, float]:
+    """For each answer-free strategy, the chance it picks the key: 1 when the key alone scores
+    highest, 1/k when it ties with k − 1 others (a guesser breaks ties at random), else 0."""
+    out = {}
+    for name, values in _strategy_scores(question, options).items():
+        best = max(values)
+        tied = sum(1 for v in values if v == best)
+        out[name] = 1.0 / tied if values[key] == best else 0.0
+    return out
+
+
+def guessable_by(question: str, options: Sequence[str], key: int) -> list[str]:
+    """The answer-free strategies that single out the key, alone or in a tie (a strategy that
+    scores every option alike picks nothing)."""
+    everyone = 1 / len(options)
+    return [name for name, w in guess_weights(question, options, key).items()
+            if w > 0 and abs(w - everyone) > 1e-9]
 
 
 GUESS_CAP = 0.30  # no answer-free strategy may pick the key in more than this share of MCQs
-# A guesser who breaks overlap ties by taking the first option is a fixed-position guesser on
-# items with no overlap at all; keep real overlap hits rare so the two together stay near chance.
-STRATEGY_CAP = {"stem_overlap": 0.05}
+REPAIRABLE = frozenset({"M04", "M05", "M13", "M15"})  # flaws of the options' shape alone
 
 
 def _seed(*parts: str) -> int:
@@ -119,72 +137,177 @@ def _as_free_recall(item: QuizItem, lesson: Lesson, note: str) -> Presented:
     )
 
 
-def present(items: Sequence[QuizItem], lesson: Lesson, salt: str = "") -> list[Presented]:
-    """Present a batch of bank items. Deterministic for the same items, lesson and salt.
-    Which items may be multiple choice is decided over the whole bank the batch draws on (the
-    batch and the lesson's bank), so a small batch does not lose its MCQs to the guess cap."""
-    ids = {i.id for i in items}
-    bank = [*items, *(q for q in lesson.quiz if q.id not in ids)]
-    rule_issues = {
-        item.id: mcq.blocking(mcq.audit_item(QuizQuestion(
-            id=item.id, type="mcq", question=item.question, options=item.options,
-            correct_index=item.correct)))
-        for item in bank if item.type != "numeric"
-    }
-    admitted = _admit_within_guess_cap([i for i in bank if not rule_issues.get(i.id, True)])
-    out: list[Presented] = []
-    slot = (lesson.number * 3 + lesson.phase * 2) % 4  # spreads first slots across lessons
+def _issues(item: QuizItem) -> list:
+    return mcq.blocking(mcq.audit_item(QuizQuestion(
+        id=item.id, type="mcq", question=item.question, options=item.options,
+        correct_index=item.correct)))
+
+
+def homes_of(curriculum: Curriculum | None, items: Sequence[QuizItem], lesson: Lesson
+             ) -> dict[str, Lesson]:
+    """Each item's own lesson (the one whose bank holds it); `lesson` when unknown."""
+    out = {i.id: lesson for i in items}
+    if curriculum is None:
+        return out
+    wanted = {id(i): i.id for i in items}
+    for home in curriculum.lessons:
+        for q in home.quiz:
+            if id(q) in wanted:
+                out[q.id] = home
+    return out
+
+
+def slots_for(n: int, salt: str) -> list[int]:
+    """Key positions for n items: blocks of the four slots, each block shuffled — balanced in
+    every prefix of the batch, and a fresh pattern for every salt."""
+    rng = random.Random(_seed("slots", salt))
+    out: list[int] = []
+    while len(out) < n:
+        block = [0, 1, 2, 3]
+        rng.shuffle(block)
+        out += block
+    return out[:n]
+
+
+Form = tuple[list[str], int, str]  # options, key index, "bank" or "repaired"
+
+
+def choice_forms(bank: Sequence[QuizItem], homes: dict[str, Lesson],
+                 curriculum: Curriculum | None) -> tuple[dict[str, Form], dict[str, str]]:
+    """For each item of a bank that can be asked as multiple choice: (options, key index, how);
+    for the rest, why not. Raw items are used as they are when they pass the rules; items whose
+    only flaws are the options' shape are repaired (tutor.engine.repair); then items are
+    dropped, worst first, until no answer-free strategy picks the key in more than GUESS_CAP of
+    them."""
+    forms: dict[str, Form] = {}
+    why: dict[str, str] = {}
+    for item in bank:
+        if item.type == "numeric":
+            continue
+        issues = _issues(item)
+        codes = {i.code or "?" for i in issues}
+        if not issues:
+            forms[item.id] = (list(item.options), item.correct, "bank")
+            continue
+        fixed = None
+        if codes <= REPAIRABLE:
+            home = homes[item.id]
+            fixed = repair.repair(item, home, repair.donors(curriculum, home))
+        if fixed is None:
+            why[item.id] = f"failed the quiz rules ({', '.join(sorted(codes))})"
+        else:
+            forms[item.id] = (fixed, 0, "repaired")
+    stems = {i.id: i.question for i in bank}
+    admitted = _admit_within_guess_cap(
+        {i: (stems[i], opts, key) for i, (opts, key, _) in forms.items()})
+    for item_id in list(forms):
+        if item_id not in admitted:
+            opts, key, _ = forms.pop(item_id)
+            leaks = ", ".join(guessable_by(stems[item_id], opts, key)) or "the bank's mix"
+            why[item_id] = f"as a choice its key could be guessed ({leaks})"
+    return forms, why
+
+
+_FORMS: dict[tuple, tuple[Curriculum | None, dict[str, Form], dict[str, str]]] = {}
+
+
+def phase_forms(curriculum: Curriculum | None, lesson: Lesson
+                ) -> tuple[dict[str, Form], dict[str, str]]:
+    """choice_forms over the bank of the lesson's phase (the lesson's own bank without a
+    curriculum): the guess cap holds over the whole phase, not a handful of items."""
+    if curriculum is None:
+        return choice_forms(lesson.quiz, {q.id: lesson for q in lesson.quiz}, None)
+    key = (id(curriculum), lesson.phase)
+    if key not in _FORMS:
+        lessons = [x for x in curriculum.lessons if x.phase == lesson.phase]
+        bank = [q for x in lessons for q in x.quiz]
+        homes = {q.id: x for x in lessons for q in x.quiz}
+        if len(_FORMS) > 64:
+            _FORMS.clear()
+        _FORMS[key] = (curriculum, *choice_forms(bank, homes, curriculum))
+    return _FORMS[key][1], _FORMS[key][2]
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split()).strip(" .;:!")
+
+
+def present(items: Sequence[QuizItem], lesson: Lesson, salt: str = "",
+            curriculum: Curriculum | None = None) -> list[Presented]:
+    """Present a batch of bank items. Deterministic for the same items, curriculum and salt
+    (the session's seed). Which items may be multiple choice, and with which options, is
+    decided over the bank of the item's phase (`phase_forms`); within the batch no option text
+    appears twice (a clash is repaired again without it). Each item keeps its own lesson; key
+    slots are balanced over the batch."""
+    homes = homes_of(curriculum, items, lesson)
+    chosen: dict[str, Form] = {}
+    why: dict[str, str] = {}
+    shown: set[str] = set()
     for item in items:
+        forms, reasons = phase_forms(curriculum, homes[item.id])
+        if item.id not in forms:
+            why[item.id] = reasons.get(item.id, "not a choice item")
+            continue
+        options, key_at, how = forms[item.id]
+        others = {_norm(o.options[o.correct]) for o in items
+                  if o is not item and o.type == "mcq" and 0 <= o.correct < len(o.options)}
+        if {_norm(o) for n, o in enumerate(options) if n != key_at} & (shown | others):
+            fixed = repair.repair(item, homes[item.id], repair.donors(curriculum, homes[item.id]),
+                                  frozenset(shown | others))
+            if fixed is None or max(guess_weights(item.question, fixed, 0).values()) > max(
+                    guess_weights(item.question, options, key_at).values()):
+                why[item.id] = "its options would repeat another item's in this batch"
+                continue
+            options, key_at, how = fixed, 0, "repaired"
+        shown |= {_norm(o) for o in options}
+        chosen[item.id] = (options, key_at, how)
+    slots = iter(slots_for(len(chosen), "|".join([salt, *(i.id for i in items)])))
+    out: list[Presented] = []
+    for item in items:
+        home = homes[item.id]
         if item.type == "numeric" and item.answer is not None:
             out.append(Presented(
-                id=item.id, lesson_id=lesson.id, type="numeric", question=item.question,
+                id=item.id, lesson_id=home.id, type="numeric", question=item.question,
                 answer=item.answer, tolerance=item.tolerance or 0.0,
                 reference=f"{item.answer:g}. {item.explanation}".strip(), bloom=bloom_of(item),
                 stage=item.stage,
             ))
             continue
-        issues = rule_issues[item.id]
-        if issues:
-            codes = ", ".join(sorted({i.code or "?" for i in issues}))
-            out.append(_as_free_recall(item, lesson, f"failed the quiz rules ({codes})"))
+        if item.id not in chosen:
+            out.append(_as_free_recall(item, home, why.get(item.id, "not a choice item")))
             continue
-        if item.id not in admitted:
-            leaks = ", ".join(guessable_by(item.question, item.options, item.correct))
-            out.append(_as_free_recall(
-                item, lesson, f"as a choice its key could be guessed ({leaks})"))
-            continue
-        key = item.options[item.correct]
-        distractors = [o for n, o in enumerate(item.options) if n != item.correct]
+        options, key_at, how = chosen[item.id]
+        key = options[key_at]
+        distractors = [o for n, o in enumerate(options) if n != key_at]
         random.Random(_seed(item.id, salt)).shuffle(distractors)
+        slot = next(slots)
         distractors.insert(slot, key)
         out.append(Presented(
-            id=item.id, lesson_id=lesson.id, type="mcq", question=item.question,
+            id=item.id, lesson_id=home.id, type="mcq", question=item.question,
             options=distractors, correct_index=slot, reference=f"{key}. {item.explanation}",
             bloom=bloom_of(item), stage=item.stage,
+            note="distractors drawn from other items of the curriculum" if how == "repaired"
+            else "",
         ))
-        slot = (slot + 1) % 4
     return out
 
 
-def _admit_within_guess_cap(items: Sequence[QuizItem]) -> set[str]:
-    """Choose which clean items are asked as MCQs so that no answer-free strategy picks the key
-    in more than GUESS_CAP of them: drop, one at a time, the item that feeds the most
-    over-cap strategies until none is over."""
-    leaks = {
-        item.id: set(guessable_by(item.question, item.options, item.correct))
-        for item in items
-        if item.type != "numeric" and len(item.options) == 4 and 0 <= item.correct < 4
-    }
+def _admit_within_guess_cap(forms: dict[str, tuple[str, list[str], int]]) -> set[str]:
+    """Choose which items are asked as MCQs so that no answer-free strategy picks the key in
+    more than GUESS_CAP of them (expected share, ties broken at random): drop, one at a time,
+    the item that feeds the over-cap strategies most, until none is over."""
+    leaks = {item_id: guess_weights(q, opts, key) for item_id, (q, opts, key) in forms.items()
+             if len(opts) == 4 and 0 <= key < 4}
     while leaks:
-        counts: dict[str, int] = {}
+        totals: dict[str, float] = {}
         for found in leaks.values():
-            for name in found:
-                counts[name] = counts.get(name, 0) + 1
-        over = {name for name, n in counts.items()
-                if n > STRATEGY_CAP.get(name, GUESS_CAP) * len(leaks)}
+            for name, w in found.items():
+                totals[name] = totals.get(name, 0.0) + w
+        over = {name for name, t in totals.items() if t > GUESS_CAP * len(leaks) + 1e-9}
         if not over:
             break
-        worst = max(leaks, key=lambda i: (len(leaks[i] & over), len(leaks[i]), i))
+        worst = max(leaks, key=lambda i: (sum(leaks[i][n] for n in over),
+                                          sum(leaks[i].values()), i))
         del leaks[worst]
     return set(leaks)
 

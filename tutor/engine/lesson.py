@@ -14,7 +14,7 @@ from typing import Any
 
 from learning_system.curriculum import Curriculum, Lesson, Section
 from tutor.engine import items as bank
-from tutor.engine import prior, selection
+from tutor.engine import prior, selection, selfgrade
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.items import Presented
 from tutor.engine.selection import concept_id, slug
@@ -27,6 +27,7 @@ MAX_STRAND_MCQ = 8
 MIN_STRAND_MCQ = 3
 CATCH_UP_MIN = 6
 QUIZ_SIZE = 5
+QUIZ_KEEP = 2  # checkpoints never take the end-of-lesson quiz below this many items
 FEYNMAN_RUBRIC = [
     "says what it is in your own words",
     "says when and why it is used",
@@ -62,19 +63,100 @@ def graded_answer(item: Presented, answer: str) -> str:
     return str(int(answer) + 1) if item.type == "mcq" and answer.isdigit() else answer
 
 
-def strand_verdict(evidence: list[dict[str, Any]], recall_ok: bool, misconception: bool) -> str:
-    """solid: every answer known (right and sure, or right on the re-probe) and the free recall
-    right; unknown: fewer than half known; otherwise unstable — and always after a
-    misconception."""
-    known = [r for r in evidence if r["outcome"] == "correct" and (
-        r["confidence"] == "sure" or r["follow_up"] == "re-probe: right")]
-    if not evidence:
-        return "unstable" if recall_ok else "unknown"
-    if len(known) == len(evidence) and recall_ok and not misconception:
-        return "solid"
-    if len(known) * 2 < len(evidence):
+MIN_EVIDENCE = 2  # a strand's verdict needs this many graded answers of its own concept
+SELF_GRADED_WEIGHT = 0.5  # a self-graded free-recall answer counts half an MCQ's
+SOLID_SHARE = 0.75
+UNKNOWN_SHARE = 0.4
+NOT_PROBED = "not probed"
+
+
+def is_known(row: dict[str, Any]) -> bool:
+    """Right and sure — or right with a hunch and then right and sure on the re-probe."""
+    return row["outcome"] == "correct" and (
+        row["confidence"] == "sure" or row.get("follow_up") == "re-probe: right, sure")
+
+
+def strand_verdict(evidence: list[dict[str, Any]], misconception: bool = False) -> str:
+    """From a strand's own graded answers: the known share, each answer weighing 1 (a
+    self-graded one SELF_GRADED_WEIGHT). `solid` at SOLID_SHARE or more with no misconception;
+    `unknown` below UNKNOWN_SHARE; otherwise `unstable`. Fewer than MIN_EVIDENCE graded answers:
+    `not probed` (no verdict)."""
+    graded = [r for r in evidence if r["outcome"] in ("correct", "wrong", "idk")]
+    if len(graded) < MIN_EVIDENCE:
+        return NOT_PROBED
+    weight = [SELF_GRADED_WEIGHT if r.get("self_graded") else 1.0 for r in graded]
+    share = sum(w for w, r in zip(weight, graded, strict=True) if is_known(r)) / sum(weight)
+    if share < UNKNOWN_SHARE:
         return "unknown"
+    if share >= SOLID_SHARE and not misconception:
+        return "solid"
     return "unstable"
+
+
+class EdgeSearch:
+    """Binary search for the edge of what is known over items ordered easiest first: the middle
+    first, then harder after a known answer and easier after an unknown one. The edge is found
+    when it lies between two asked items (or past an end); `next_index` then returns the
+    nearest unasked items only while fewer than `enough` answers are in."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.lo, self.hi = 0, n - 1
+        self.asked: set[int] = set()
+
+    @property
+    def found(self) -> bool:
+        return self.lo > self.hi
+
+    def next_index(self, graded: int, enough: int) -> int | None:
+        rest = [j for j in range(self.n) if j not in self.asked]
+        if not rest:
+            return None
+        if not self.found:
+            inside = [j for j in rest if self.lo <= j <= self.hi]
+            if inside:
+                middle = (self.lo + self.hi) / 2
+                return min(inside, key=lambda j: (abs(j - middle), j))
+            self.lo = self.hi + 1
+        if graded >= enough:
+            return None
+        return min(rest, key=lambda j: (abs(j - self.lo), j))
+
+    def record(self, i: int, known: bool | None) -> None:
+        self.asked.add(i)
+        if known is None or self.found:
+            return  # an ungraded answer does not move the search
+        if known:
+            self.lo = max(self.lo, i + 1)
+        else:
+            self.hi = min(self.hi, i - 1)
+
+
+def _known_now(answer: dict[str, Any]) -> bool | None:
+    """What a withheld answer says for the search: right and sure is known; a pending free
+    recall says nothing yet."""
+    if answer["outcome"] == "pending":
+        return None
+    return answer["outcome"] == "correct" and answer["confidence"] == "sure"
+
+
+def _round_robin(items: list[Presented], lesson_ids: list[str]) -> list[Presented]:
+    """Items taken one strand at a time, in strand order, each strand's easiest first."""
+    queues = [[p for p in items if p.lesson_id == lid] for lid in lesson_ids]
+    out: list[Presented] = []
+    while any(queues):
+        for q in queues:
+            if q:
+                out.append(q.pop(0))
+    return out
+
+
+def _covered(answers: list[dict[str, Any]], members: list[dict[str, Any]]) -> bool:
+    """Every member strand has MIN_EVIDENCE answers of its own (or none left to ask)."""
+    counts: dict[str, int] = {}
+    for a in answers:
+        counts[a["item"].lesson_id] = counts.get(a["item"].lesson_id, 0) + 1
+    return all(counts.get(m["lesson"].id, 0) >= MIN_EVIDENCE for m in members)
 
 
 class LessonScript:
@@ -96,6 +178,7 @@ class LessonScript:
                              if s.get("kind") == "primary"), str(lesson.doc_path))
         self.asked: set[str] = set()
         self.verdicts: dict[str, str] = {}
+        self.prior_table: list[dict[str, str]] = []
         self.plan_titles: list[str] = []
         self.taught: list[dict[str, Any]] = []
         self.position = ""
@@ -144,8 +227,10 @@ class LessonScript:
 
     def prior_step(self, strands: list[dict[str, Any]]) -> Script:
         self.position = "prior"
-        prereqs = self.digest.get("prereqs") or [
-            {"concept": s["name"], "keywords": slug(s["name"]).split("-")} for s in strands]
+        # one row per probe strand, under the strand's own name: the prior and the probe speak
+        # of the same prerequisites, and the plan reads both
+        prereqs = [{"concept": s["name"], "keywords": [
+            *slug(s["lesson"].title).split("-"), s["concept"]]} for s in strands]
 
         def compute() -> list[dict[str, str]]:
             known = prior.inherited(self.gate.store, self.session_id)
@@ -156,6 +241,7 @@ class LessonScript:
             return [known.get(p["concept"]) or found[p["concept"]] for p in prereqs]
 
         table = self.memo("prior", compute)
+        self.prior_table = table
         self.record("note", {"kind": "prior", "hypothesis": table})
         lines = ["Before we start: what your records suggest (a hypothesis — the probe decides)",
                  ""]
@@ -173,8 +259,9 @@ class LessonScript:
 
     def _pool(self, strand: dict[str, Any]) -> list[Presented]:
         ordered = bank.broad_to_narrow(strand["items"])
-        return self._rewritten(bank.present(ordered, strand["lesson"],
-                                            salt=selection.PROBE_SALT))
+        return self._rewritten(bank.present(
+            ordered, strand["lesson"], salt=f"{self.session_id}:probe:{strand['concept']}",
+            curriculum=self.curriculum))
 
     def _rewritten(self, pool: list[Presented]) -> list[Presented]:
         """With a model, bank items that failed the quiz rules are rewritten as MCQs; a rewrite
@@ -204,42 +291,75 @@ class LessonScript:
             self.drafter.prefetch(key, lambda: self.gate.prewarm(envelopes))
 
     def probe_strand(self, strand: dict[str, Any], n: int, total: int) -> Script:
-        """One batch: broad to narrow, stopping once the edge is found, then free recall;
-        results only after the whole batch. A catch-up batch asks 6–8 MCQs and 2 free-recall
-        items across its member strands."""
+        """One batch, results only after the whole batch. A strand binary-searches its items
+        (easiest first) for the edge of what is known, MIN_STRAND_MCQ–MAX_STRAND_MCQ answers,
+        then one free-recall item. A catch-up batch asks CATCH_UP_MIN–MAX_STRAND_MCQ items
+        spread round-robin over its member strands, and 2 free-recall items."""
         members = strand.get("members", [])
-        minimum = CATCH_UP_MIN if members else MIN_STRAND_MCQ
         pool = self._pool(strand)
         choice = [p for p in pool if p.type in ("mcq", "numeric")]
         recall = [p for p in pool if p.type == "free_recall"]
-        # too few gated choice items: ask converted items as free recall to reach the minimum
-        questions = choice[:MAX_STRAND_MCQ]
-        questions += recall[: max(0, minimum - len(questions))]
-        explains = [self.explain_item(m) for m in (members[:2] or [strand])]
-        self._prewarm_asks(f"audit:{n}", [*questions, *explains], "probe", strand["concept"])
+        explains = [self.explain_item(m) for m in self._explained(members)] if members else [
+            self.explain_item(strand)]
+        self._prewarm_asks(f"audit:{n}", [*choice[:MAX_STRAND_MCQ], *explains], "probe",
+                           strand["concept"])
         title = f"Probe · strand {n} of {total} · {strand['name']}"
         answers: list[dict[str, Any]] = []
-        streak_unknown = 0
-        for q_n, item in enumerate(questions, 1):
-            self.position = f"probe · strand {n}/{total} · question {q_n}"
-            answer = yield from self.ask(item, "probe", title + f" · question {q_n}",
-                                         strand["concept"])
-            if answer is None:
-                continue
-            answers.append(answer)
-            known = answer["outcome"] == "correct" and answer["confidence"] == "sure"
-            streak_unknown = 0 if known else streak_unknown + 1
-            if len(answers) >= minimum and streak_unknown >= 2:
-                break  # the edge is found
+
+        def asked_title() -> str:
+            return title + f" · question {len(answers) + 1}"
+
+        if members:
+            order = _round_robin(choice, [m["lesson"].id for m in members])
+            order += [p for p in recall if p not in order]
+            for item in order[:MAX_STRAND_MCQ]:
+                if len(answers) >= CATCH_UP_MIN and _covered(answers, members):
+                    break
+                self.position = f"probe · strand {n}/{total} · question {len(answers) + 1}"
+                answer = yield from self.ask(item, "probe", asked_title(),
+                                             self._concept_of(item))
+                if answer is not None:
+                    answers.append(answer)
+        else:
+            search = EdgeSearch(len(choice))
+            graded = 0
+            while graded < MAX_STRAND_MCQ:
+                i = search.next_index(graded, MIN_STRAND_MCQ)
+                if i is None:
+                    break
+                self.position = f"probe · strand {n}/{total} · question {len(answers) + 1}"
+                answer = yield from self.ask(choice[i], "probe", asked_title(),
+                                             strand["concept"])
+                search.record(i, None if answer is None else _known_now(answer))
+                if answer is not None:
+                    answers.append(answer)
+                    graded += 1
+            for item in recall[: max(0, MIN_STRAND_MCQ - len(answers))]:
+                # too few choice items: converted items as free recall (graded later, so they
+                # never decide the search or the stop)
+                self.position = f"probe · strand {n}/{total} · question {len(answers) + 1}"
+                answer = yield from self.ask(item, "probe", asked_title(), strand["concept"])
+                if answer is not None:
+                    answers.append(answer)
         free = []
         for k, explain in enumerate(explains, 1):
             self.position = f"probe · strand {n}/{total} · explain {k}/{len(explains)}"
             given = yield from self.ask(explain, "probe", title + " · in your own words",
-                                        strand["concept"])
+                                        self._concept_of(explain))
             if given:
                 free.append(given)
         self.position = f"probe · strand {n}/{total} · results"
         yield from self.results(strand, title, answers, free)
+
+    def _explained(self, members: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The two catch-up strands that get a free-recall item: those the MCQs reach least."""
+        return members[:2]
+
+    def _concept_of(self, item: Presented) -> str:
+        try:
+            return concept_id(self.curriculum.lesson(item.lesson_id))
+        except LookupError:
+            return self.concept
 
     def explain_item(self, strand: dict[str, Any]) -> Presented:
         lesson: Lesson = strand["lesson"]
@@ -300,10 +420,7 @@ class LessonScript:
                     passed = self.memo(f"grade:{a['attempt_id']}", lambda a=a: self.drafter.take(
                         f"grade:{a['attempt_id']}"))
                 if passed is None:
-                    action = yield from self.read_yes_no(
-                        "results", title, f"{item.question}\n  Your answer: {a['answer']}\n"
-                        f"  Reference: {item.reference}\n\nDid your answer match the reference?")
-                    passed = action.value == "y"
+                    passed = yield from self.self_grade(item, a["answer"], title)
                 a["outcome"] = "correct" if passed else "wrong"
                 self.record("grade", a)
             passed = a["outcome"] == "correct"
@@ -322,6 +439,25 @@ class LessonScript:
             yield from self.show("results", title, outcome)
             if a["outcome"] == "wrong":
                 yield from self.attribute(a, title, a["confidence"] == "sure")
+            elif a["outcome"] == "idk":  # not known, so it comes back in review
+                self.record("mistake", {**a, "error_type": "structural",
+                                        "attribution": "I don't know", "retest_early": False})
+
+    def self_grade(self, item: Presented, answer: str, title: str
+                   ) -> Generator[Prompt, Action, bool]:
+        """Offline free recall: the reference split into 2–4 key points, the learner marks
+        each one their answer covered; right when it covered more than half of them. An empty
+        or nonsense answer is wrong without asking."""
+        if not selfgrade.looks_like_an_answer(answer, item.question + " " + item.reference):
+            return False
+        points = selfgrade.key_points(item.reference)
+        covered = 0
+        for n, point in enumerate(points, 1):
+            check = yield from self.read_yes_no(
+                "results", title, f"{item.question}\n  Your answer: {answer}\n\nKey point "
+                f"{n} of {len(points)}: {point}\nDid your answer make this point?")
+            covered += check.value == "y"
+        return selfgrade.passes(covered, len(points))
 
     def _prewarm_grades(self, answers: list[dict[str, Any]]) -> None:
         self.gate.prewarm([
@@ -351,8 +487,9 @@ class LessonScript:
         why_done = False
         for a in answers:
             item: Presented = a["item"]
-            row = {"item": item.id, "answer": a["answer"], "confidence": a["confidence"],
-                   "outcome": a["outcome"], "follow_up": ""}
+            row = {"item": item.id, "lesson": item.lesson_id, "answer": a["answer"],
+                   "confidence": a["confidence"], "outcome": a["outcome"], "follow_up": "",
+                   "self_graded": item.type == "free_recall" and self.drafter is None}
             if a["outcome"] == "correct" and a["confidence"] == "hunch":
                 row["follow_up"] = yield from self.reprobe(strand, item, title)
             elif (a["outcome"] == "correct" and a["confidence"] == "sure" and not why_done
@@ -361,19 +498,23 @@ class LessonScript:
                 sound = yield from self.why(a, title)
                 row["follow_up"] = "why: sound" if sound else "why: misconception"
                 if not sound:
-                    misconceived.add(item.id)
+                    misconceived.add(item.lesson_id)
             evidence.append(row)
-        recall = {f["item"].id: f["outcome"] == "correct" for f in free}
-        verdict = strand_verdict(evidence, all(recall.values()), bool(misconceived))
-        self.verdicts[strand["name"]] = verdict
-        for member in strand.get("members", []):  # a catch-up's gaps, mapped to its strands
-            ids = {q.id for q in member["items"]}
-            rows = [r for r in evidence if r["item"] in ids]
-            own_recall = recall.get(self.explain_item(member).id, True)
-            self.verdicts[member["name"]] = strand_verdict(rows, own_recall,
-                                                           bool(ids & misconceived))
-        evidence += [{"item": f["item"].id, "answer": f["answer"], "confidence": f["confidence"],
-                      "outcome": f["outcome"], "follow_up": "free recall"} for f in free]
+        evidence += [{"item": f["item"].id, "lesson": f["item"].lesson_id, "answer": f["answer"],
+                      "confidence": f["confidence"], "outcome": f["outcome"],
+                      "follow_up": "free recall", "self_graded": self.drafter is None}
+                     for f in free]
+        members = strand.get("members") or [strand]
+        for member in members:  # each strand judged on its own answers only
+            own = [r for r in evidence if r["lesson"] == member["lesson"].id]
+            self.verdicts[member["name"]] = strand_verdict(own, member["lesson"].id in
+                                                           misconceived)
+        if strand.get("members"):
+            judged = [self.verdicts[m["name"]] for m in members]
+            verdict = (NOT_PROBED if all(v == NOT_PROBED for v in judged) else
+                       strand_verdict(evidence, bool(misconceived)))
+        else:
+            verdict = self.verdicts[strand["name"]]
         self.record("note", {"kind": "verdict", "strand": strand["name"], "verdict": verdict,
                              "evidence": evidence, "verdicts": dict(self.verdicts)})
         lines = [f"Verdict for {strand['name']}: {verdict}", ""]
@@ -382,25 +523,34 @@ class LessonScript:
         if strand.get("members"):
             lines += ["", "By strand:"]
             lines += [f"  {m['name']}: {self.verdicts[m['name']]}" for m in strand["members"]]
+        if NOT_PROBED in [self.verdicts[m["name"]] for m in members]:
+            lines += ["", f"'{NOT_PROBED}': fewer than {MIN_EVIDENCE} answers of that strand's "
+                      "own, so no verdict; the plan refreshes it."]
         rows = [[r["item"], r["answer"], r["confidence"] or "", r["outcome"], r["follow_up"]]
                 for r in evidence]
         yield from self.read("results", title, "\n".join(lines), table=Table(
             headers=["item", "answer", "confidence", "outcome", "follow-up"], rows=rows))
 
     def reprobe(self, strand: dict[str, Any], item: Presented, title: str) -> Script:
-        """Right but a hunch: one more item on the same concept, worded differently."""
-        spare = [p for p in self._pool(strand) if p.id not in self.asked]
+        """Right but a hunch: one more item on the same concept (the same lesson's bank), a
+        different item; it counts only when it is right and sure."""
+        spare = [p for p in self._pool(strand) if p.id not in self.asked
+                 and p.lesson_id == item.lesson_id]
+        spare.sort(key=lambda p: p.type == "free_recall")
         if self.drafter is not None:
             made = self.memo(f"reprobe:{item.id}", lambda: self.drafter.isomorphic(item))
             if made:
                 spare.insert(0, Presented.model_validate(made))
         if not spare:
-            return "re-probe: none available offline"
+            return "re-probe: none available"
         yield from self.read("results", title, "You were right but tagged it a hunch: one more, "
                              "worded differently.")
-        again = yield from self.ask(spare[0], "probe", title + " · re-probe", strand["concept"],
-                                    feedback=True)
-        return "re-probe: right" if again and again["outcome"] == "correct" else "re-probe: wrong"
+        again = yield from self.ask(spare[0], "probe", title + " · re-probe",
+                                    self._concept_of(spare[0]), feedback=True)
+        if again and again["outcome"] == "correct":
+            return "re-probe: right, sure" if again["confidence"] == "sure" else (
+                "re-probe: right, unsure")
+        return "re-probe: wrong"
 
     def why(self, answer: dict[str, Any], title: str) -> Script:
         item: Presented = answer["item"]
@@ -423,13 +573,29 @@ class LessonScript:
 
     # plan -----------------------------------------------------------------------------------
     def plan(self, strands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The probe's verdict decides; where it gave none (not probed) the prior's plan does:
+        a strand solid (or skip-fast) gets no step, one to expand gets a refresh from its
+        lesson's first teaching section, one to reframe is refreshed through its lesson's worked
+        example (a Build It or example section) when it has one."""
         steps = []
+        hypothesis = {r["prerequisite"]: r["plan"] for r in self.prior_table}
         for s in strands:
-            if self.verdicts.get(s["name"], "solid") != "solid" and s["lesson"] is not self.lesson:
-                sec = self._teaching_sections(s["lesson"])[:1]
-                if sec:
-                    steps.append({"title": f"refresh: {s['name']}", "section": sec[0],
-                                  "lesson": s["lesson"]})
+            if s["lesson"] is self.lesson:
+                continue
+            verdict = self.verdicts.get(s["name"], NOT_PROBED)
+            guess = hypothesis.get(s["name"], "expand")
+            if verdict == "solid" or (verdict == NOT_PROBED and guess == "skip-fast"):
+                continue
+            sections = self._teaching_sections(s["lesson"])
+            if not sections:
+                continue
+            how = "reframe" if guess == "reframe" else "refresh"
+            example = [x for x in sections if re.search(r"build|example|worked|in practice",
+                                                        x.title, re.I)]
+            section = example[0] if how == "reframe" and example else sections[0]
+            why = "not probed" if verdict == NOT_PROBED else verdict
+            steps.append({"title": f"{how}: {s['name']} ({why}; prior: {guess})",
+                          "section": section, "lesson": s["lesson"]})
         for sec in self._teaching_sections(self.lesson):
             steps.append({"title": sec.title, "section": sec, "lesson": self.lesson})
         return steps
@@ -554,15 +720,36 @@ class LessonScript:
         yield from self.checkpoint(step, n, total)
 
     def checkpoint(self, step: dict[str, Any], n: int, total: int) -> Script:
+        """A checkpoint after every second step (and the last): the Feynman explain-back at the
+        end of the lesson; otherwise a bank item neither the probe nor the quiz uses (`check`
+        items first; the quiz keeps at least QUIZ_KEEP), else a free-recall question on the
+        step's own key sentences, self-graded by key points."""
         title = f"Step {n}/{total} · checkpoint"
-        if n == total and self.lesson.type.lower() in ("learn", "concept", "design", ""):
+        if n == total:
             yield from self.feynman(title)
             return
-        checks = [p for p in bank.present([q for q in self.lesson.quiz if q.stage == "check"],
-                                          self.lesson, salt=selection.QUIZ_SALT)
-                  if p.id not in self.asked and p.type in ("mcq", "numeric")]
+        if n % 2:
+            return
+        quiz_ids = [q.id for q in selection.quiz_bank(self.lesson) if q.id not in self.asked]
+        spare_quiz = set(quiz_ids[QUIZ_KEEP:])
+        candidates = [q for q in self.lesson.quiz if q.id not in self.asked and (
+            q.stage == "check" or q.id not in quiz_ids or q.id in spare_quiz)]
+        candidates.sort(key=lambda q: (q.stage != "check", q.id in spare_quiz, q.index))
+        checks = [p for p in bank.present(candidates, self.lesson,
+                                          salt=f"{self.session_id}:check:{n}",
+                                          curriculum=self.curriculum)
+                  if p.type in ("mcq", "numeric")]
         if checks:
             yield from self.ask(checks[0], "checkpoint", title, self.concept, feedback=True)
+            return
+        sentences = key_sentences(step["section"].text, 3)
+        if not sentences:
+            return
+        item = Presented(id=f"{self.concept}-step{n}-recall", lesson_id=self.lesson.id,
+                         type="free_recall", question=f"In your own words: what did this step "
+                         f"say about {step['section'].title}?", reference=" ".join(sentences),
+                         bloom="understand", stage="check")
+        yield from self.ask(item, "checkpoint", title, self.concept, feedback=True)
 
     def feynman(self, title: str) -> Script:
         action = yield Prompt(
@@ -600,9 +787,9 @@ class LessonScript:
 
     # end-of-lesson quiz ------------------------------------------------------------------------
     def quiz(self) -> Script:
-        pool = [p for p in self._rewritten(bank.present(selection.quiz_bank(self.lesson),
-                                                         self.lesson, salt=selection.QUIZ_SALT))
-                if p.id not in self.asked]
+        pool = [p for p in self._rewritten(bank.present(
+            [q for q in selection.quiz_bank(self.lesson) if q.id not in self.asked],
+            self.lesson, salt=f"{self.session_id}:quiz", curriculum=self.curriculum))]
         pool.sort(key=lambda p: p.type == "free_recall")
         title = f"End-of-lesson quiz · {self.lesson.title}"
         self._prewarm_asks("audit:quiz", pool[:QUIZ_SIZE], "quiz", self.concept)

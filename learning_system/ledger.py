@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -151,14 +151,20 @@ def mistakes(store: Store, status: str | None = None) -> list[dict[str, Any]]:
 
 def review_mistake(store: Store, mistake_id: str, outcome: Outcome, confidence: Confidence,
                    when: datetime | None = None) -> str:
-    """Answering a due mistake again. Right: resolved (after one more early retest if it was a
-    confident wrong answer). Wrong: stays open and comes back tomorrow. Returns the new status."""
+    """Answering a due mistake again (its options reshuffled). Right on a later day than the
+    mistake: resolved (after one more early retest if it was a confident wrong answer); right
+    on the same day: it stays open and comes back tomorrow. Wrong: stays open and comes back
+    tomorrow. Returns the new status."""
     now = when or utcnow()
     row = store.rows("SELECT * FROM mistakes WHERE id = ?", (mistake_id,))
     if not row:
         raise KeyError(mistake_id)
     m = row[0]
-    if outcome == "correct" and m["retest_early"]:
+    same_day = (datetime.fromisoformat(m["created_at"]).astimezone(UTC).date()
+                >= now.astimezone(UTC).date())
+    if outcome == "correct" and same_day:  # not yet a test of memory: once more tomorrow
+        status, retest, due = "open", 0, iso(now + scheduling.EARLY_RETEST_AFTER)
+    elif outcome == "correct" and m["retest_early"]:
         status, retest, due = "open", 0, iso(now + scheduling.EARLY_RETEST_AFTER)
     elif outcome == "correct":
         status, retest, due = "resolved", 0, m["next_review"]
@@ -208,7 +214,8 @@ def concepts(store: Store) -> list[dict[str, Any]]:
 
 def review_concept(store: Store, concept_id: str, outcome: Outcome, confidence: Confidence,
                    when: datetime | None = None) -> dict[str, Any]:
-    """One answer about a concept: the FSRS card, interval index, next review and mastery move."""
+    """One answer about a concept (already recorded as an attempt): the FSRS card, interval
+    index, next review, mastery and plain status (scheduling.concept_status) move."""
     now = when or utcnow()
     row = concept_row(store, concept_id)
     if row is None:
@@ -221,7 +228,10 @@ def review_concept(store: Store, concept_id: str, outcome: Outcome, confidence: 
     )
     answers = [(datetime.fromisoformat(h["created_at"]), h["outcome"], h["confidence"])
                for h in history]
+    graded = [(datetime.fromisoformat(h["created_at"]), h["outcome"], h["confidence"])
+              for h in reversed(history)]
     update = {
+        "status": scheduling.concept_status(graded),
         "card": card,
         "interval_index": scheduling.next_interval_index(row["interval_index"] or 0, outcome),
         "next_review": iso(due),

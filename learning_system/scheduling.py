@@ -92,3 +92,26 @@ def mastery(answers: Iterable[tuple[datetime, str, str]], now: datetime) -> floa
         return 0.0
     evidence = min(1.0, count / MASTERY_MIN_EVIDENCE)
     return round(MASTERY_CAP * evidence * score_sum / weight_sum, 2)
+
+
+HELD_KNOWN = 2  # right-and-sure answers that make a concept held …
+ADVANCED_KNOWN = 4  # … and advanced, when they span ADVANCED_DAYS distinct days
+ADVANCED_DAYS = 2
+
+
+def concept_status(answers: Iterable[tuple[datetime, str, str | None]]) -> str:
+    """Plain status from a concept's graded answers (oldest first): `held` with HELD_KNOWN or
+    more right-and-sure answers and the latest answer right; `advanced` with ADVANCED_KNOWN or
+    more over ADVANCED_DAYS or more distinct days and none of the last three wrong; otherwise
+    `developing`. A wrong answer therefore moves a concept back."""
+    graded = [(w, o, c) for w, o, c in answers if o in ("correct", "wrong", "idk")]
+    if not graded:
+        return "developing"
+    known = [w for w, o, c in graded if o == "correct" and c == "sure"]
+    days = {w.astimezone(UTC).date() for w in known}
+    recent_wrong = any(o != "correct" for _, o, _ in graded[-3:])
+    if len(known) >= ADVANCED_KNOWN and len(days) >= ADVANCED_DAYS and not recent_wrong:
+        return "advanced"
+    if len(known) >= HELD_KNOWN and graded[-1][1] == "correct":
+        return "held"
+    return "developing"

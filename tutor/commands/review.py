@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
 
     io = PlainIO()
     with learner.open_store() as store:
-        session = open_review(store)
+        session = open_review(store, curriculum=learner.load(learner.curriculum_path(store)))
         try:
             drive(io, session)
         except Paused:

@@ -4,15 +4,18 @@ stopped review simply continues with what is still due."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import uuid
 from collections.abc import Generator
 from datetime import datetime
 
 from learning_system import ledger
+from learning_system.curriculum import Curriculum
 from learning_system.store import Store
+from tutor.engine import selection, selfgrade
 from tutor.engine.gatekeeper import Gatekeeper
-from tutor.engine.items import Presented, grade
+from tutor.engine.items import Presented, grade, place_key, present
 from tutor.engine.lesson import graded_answer
 from tutor.engine.progress import Activity
 from tutor.engine.turns import Action, Prompt, check_action
@@ -29,12 +32,13 @@ class ReviewSession:
     title = "Review"
 
     def __init__(self, store: Store, now: datetime | None = None, provider=None,
-                 activity: Activity | None = None) -> None:
+                 activity: Activity | None = None, curriculum: Curriculum | None = None
+                 ) -> None:
         self.store = store
         self.activity = activity or Activity()
         self.run_id = f"r-{uuid.uuid4().hex[:8]}"
         self._acting = threading.Lock()
-        self._script = review_script(store, now, provider, self.run_id)
+        self._script = review_script(store, now, provider, self.run_id, curriculum)
         self.prompt: Prompt = next(self._script)
 
     @property
@@ -61,8 +65,44 @@ class ReviewSession:
         self._script.close()
 
 
+def reshuffled(item: Presented, salt: str) -> Presented:
+    """A multiple-choice item with its options in a fresh order, the key in another slot than
+    before (so "it was b" is no help)."""
+    if item.type != "mcq" or item.correct_index is None or len(item.options) < 2:
+        return item
+    options, key = place_key(item.options, item.correct_index, salt)
+    if key == item.correct_index:
+        shift = 1 + _seed_int(salt) % (len(options) - 1)
+        options = options[-shift:] + options[:-shift]
+        key = (key + shift) % len(options)
+    return item.model_copy(update={"options": options, "correct_index": key})
+
+
+def _seed_int(salt: str) -> int:
+    return int(hashlib.sha256(salt.encode()).hexdigest()[:8], 16)
+
+
+def concept_item(store: Store, curriculum: Curriculum | None, concept_id: str, salt: str
+                 ) -> Presented | None:
+    """An item from the concept's own lesson bank, presented fairly: multiple choice first, one
+    not asked about this concept before when there is one, else the one asked longest ago."""
+    if curriculum is None:
+        return None
+    lesson = next((x for x in curriculum.lessons if selection.concept_id(x) == concept_id), None)
+    if lesson is None or not lesson.quiz:
+        return None
+    shown = present(lesson.quiz, lesson, salt=salt, curriculum=curriculum)
+    last_asked: dict[str, str] = {}
+    for a in ledger.attempts(store, concept_id=concept_id):
+        if a["item_id"]:
+            last_asked[a["item_id"]] = a["created_at"]
+    shown.sort(key=lambda p: (p.type == "free_recall", p.id in last_asked,
+                              last_asked.get(p.id, ""), p.id))
+    return shown[0]
+
+
 def review_script(store: Store, now: datetime | None = None, provider=None,
-                  run_id: str | None = None) -> Script:
+                  run_id: str | None = None, curriculum: Curriculum | None = None) -> Script:
     run_id = run_id or f"r-{uuid.uuid4().hex[:8]}"
     gate = Gatekeeper(store, GateDigest(sources={}), provider)
     queue = ledger.due_queue(store, now)
@@ -78,15 +118,15 @@ def review_script(store: Store, now: datetime | None = None, provider=None,
             row = mistakes.get(due.id)
             if not row or not row["item"]:
                 continue
-            item = Presented.model_validate(row["item"])
+            item = reshuffled(Presented.model_validate(row["item"]), f"{run_id}:{due.id}")
             title = f"Review · mistake from {row['lesson_id'] or 'an earlier lesson'}"
         else:
             concept = ledger.concept_row(store, due.id) or {}
             name = concept.get("name") or due.id
-            item = Presented(id=f"{due.id}-recall", lesson_id=concept.get("lesson_id") or "",
-                             type="free_recall", question=f"Recall {name}: explain it in your "
-                             "own words.", reference=concept.get("notes") or name,
-                             bloom="remember", stage="review")
+            found = concept_item(store, curriculum, due.id, f"{run_id}:{due.id}")
+            if found is None:
+                continue  # nothing to ask it with: it stays due rather than asking its title
+            item = found
             title = f"Review · concept {name}"
         message_id = f"{run_id}:{n}"
         outcome = gate.ask(message_id, item.render(), [item.to_question()], "checkpoint",
@@ -103,17 +143,25 @@ def review_script(store: Store, now: datetime | None = None, provider=None,
         answer = action.text if item.type == "free_recall" else action.value
         passed = None if idk else grade(item, answer)
         if passed is None and not idk:
-            check = yield Prompt(kind="yes_no", message_id=message_id + ":self", stage="review",
-                                 title=title, position=position,
-                                 content=f"Your answer: {answer}\nReference: {item.reference}"
-                                 "\n\nDid your answer match the reference?")
-            passed = check.value == "y"
+            passed = False
+            if selfgrade.looks_like_an_answer(answer, item.question + " " + item.reference):
+                points = selfgrade.key_points(item.reference)
+                covered = 0
+                for k, point in enumerate(points, 1):
+                    check = yield Prompt(
+                        kind="yes_no", message_id=f"{message_id}:self:{k}", stage="review",
+                        title=title, position=position,
+                        content=f"Your answer: {answer}\n\nKey point {k} of {len(points)}: "
+                        f"{point}\nDid your answer make this point?")
+                    covered += check.value == "y"
+                passed = selfgrade.passes(covered, len(points))
         outcome_word = "idk" if idk else ("correct" if passed else "wrong")
         confidence = "no_idea" if idk else action.confidence
         ledger.record_attempt(store, ledger.Attempt(
             id=f"{message_id}:answer", kind="review", concept_id=due.concept_id,
             item_id=item.id, lesson_id=item.lesson_id or None, answer=answer[:4000],
             outcome=outcome_word, confidence=confidence, payload={"due": due.kind},
+            created_at=now,
         ))
         if due.kind == "mistake":
             status = ledger.review_mistake(store, due.id, outcome_word, confidence, now)
@@ -121,7 +169,7 @@ def review_script(store: Store, now: datetime | None = None, provider=None,
                       "it comes back tomorrow" + (" to confirm" if passed else ""))
         else:
             row = ledger.review_concept(store, due.id, outcome_word, confidence, now)
-            status = f"next review {row['next_review'][:10]}"
+            status = f"next review {row['next_review'][:10]}; status {row['status']}"
         shown = answer
         if item.type == "mcq" and answer.isdigit():
             shown = f"{int(answer) + 1}. {item.options[int(answer)]}"

@@ -92,9 +92,11 @@ def _open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | Non
                          offline=offline, activity=activity)
 
 
-def open_review(store: Store, activity: Activity | None = None) -> ReviewSession:
-    """A review of what is due now, offline."""
-    return ReviewSession(store, activity=activity)
+def open_review(store: Store, activity: Activity | None = None,
+                curriculum: Curriculum | None = None) -> ReviewSession:
+    """A review of what is due now, offline. Concepts are asked with items of their own
+    lesson's bank in `curriculum`; without one, only mistakes are asked."""
+    return ReviewSession(store, activity=activity, curriculum=curriculum)
 
 
 def after_lesson(store: Store, curriculum: Curriculum, session: Session) -> LessonEnd:

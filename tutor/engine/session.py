@@ -32,6 +32,17 @@ from tutor.engine.sources import gate_digest, lesson_digest
 from tutor.engine.turns import Action, Prompt, check_action
 
 
+def concept_status(store: Store, concept: str) -> str:
+    """The status rule (learning_system.scheduling.concept_status) over every graded answer
+    the store holds for the concept."""
+    from datetime import datetime
+
+    from learning_system.scheduling import concept_status as rule
+
+    return rule((datetime.fromisoformat(a["created_at"]), a["outcome"], a["confidence"])
+                for a in ledger.attempts(store, concept_id=concept))
+
+
 class ReplayError(Exception):
     """The recorded session no longer fits the script (e.g. the curriculum changed)."""
 
@@ -206,7 +217,7 @@ class Session:
             IngestConcept(
                 id=cid, name=names.get(cid, cid), lesson_id=self.lesson.id,
                 kind_hint=self.lesson.type, language=", ".join(self.lesson.languages),
-                status_hint="held" if verdict_by_concept.get(cid) == "solid" else "developing",
+                status_hint=concept_status(self.store, cid),
                 evidence=ids,
             )
             for cid, ids in sorted(by_concept.items())

@@ -65,27 +65,36 @@ def graded_answer(item: Presented, answer: str) -> str:
 
 MIN_EVIDENCE = 2  # a strand's verdict needs this many graded answers of its own concept
 SELF_GRADED_WEIGHT = 0.5  # a self-graded free-recall answer counts half an MCQ's
-SOLID_SHARE = 0.75
-UNKNOWN_SHARE = 0.4
+SOLID_SHARE = 0.7
+UNKNOWN_SHARE = 0.25
 NOT_PROBED = "not probed"
+MIXED_EVIDENCE = 4  # answers a strand needs before mixed (known and unknown) ones settle it
 
 
-def is_known(row: dict[str, Any]) -> bool:
-    """Right and sure — or right with a hunch and then right and sure on the re-probe."""
-    return row["outcome"] == "correct" and (
-        row["confidence"] == "sure" or row.get("follow_up") == "re-probe: right, sure")
+def credit(row: dict[str, Any]) -> float:
+    """How known an answer shows the strand to be: 1 when right and sure, or right with a hunch
+    and then right and sure on its re-probe; 0.5 when the re-probe is right but unsure again
+    (two lucky guesses in a row are unlikely), and for a free-recall answer right but unsure
+    (it cannot be guessed from options); otherwise 0."""
+    if row["outcome"] != "correct":
+        return 0.0
+    if row["confidence"] == "sure" or row.get("follow_up") == "re-probe: right, sure":
+        return 1.0
+    if row.get("follow_up") in ("re-probe: right, unsure", "free recall"):
+        return 0.5  # right twice, or in one's own words, yet unsure
+    return 0.0
 
 
 def strand_verdict(evidence: list[dict[str, Any]], misconception: bool = False) -> str:
-    """From a strand's own graded answers: the known share, each answer weighing 1 (a
-    self-graded one SELF_GRADED_WEIGHT). `solid` at SOLID_SHARE or more with no misconception;
-    `unknown` below UNKNOWN_SHARE; otherwise `unstable`. Fewer than MIN_EVIDENCE graded answers:
-    `not probed` (no verdict)."""
+    """From a strand's own graded answers: the known share (each answer's credit, weighted 1,
+    a self-graded one SELF_GRADED_WEIGHT). `solid` at SOLID_SHARE or more with no
+    misconception; `unknown` below UNKNOWN_SHARE; otherwise `unstable`. Fewer than
+    MIN_EVIDENCE graded answers: `not probed` (no verdict)."""
     graded = [r for r in evidence if r["outcome"] in ("correct", "wrong", "idk")]
     if len(graded) < MIN_EVIDENCE:
         return NOT_PROBED
     weight = [SELF_GRADED_WEIGHT if r.get("self_graded") else 1.0 for r in graded]
-    share = sum(w for w, r in zip(weight, graded, strict=True) if is_known(r)) / sum(weight)
+    share = sum(w * credit(r) for w, r in zip(weight, graded, strict=True)) / sum(weight)
     if share < UNKNOWN_SHARE:
         return "unknown"
     if share >= SOLID_SHARE and not misconception:
@@ -93,70 +102,79 @@ def strand_verdict(evidence: list[dict[str, Any]], misconception: bool = False) 
     return "unstable"
 
 
+def _category(known: float, total: float) -> str:
+    share = known / total if total else 0.0
+    return "unknown" if share < UNKNOWN_SHARE else "solid" if share >= SOLID_SHARE else (
+        "unstable")
+
+
 class EdgeSearch:
-    """Binary search for the edge of what is known over items ordered easiest first: the middle
-    first, then harder after a known answer and easier after an unknown one. The edge is found
-    when it lies between two asked items (or past an end); `next_index` then returns the
-    nearest unasked items only while fewer than `enough` answers are in."""
+    """The edge of what is known, over one strand's items ordered easiest first: a binary
+    search — the middle item, then a harder one after a known answer and an easier one after an
+    unknown one — and then the unasked items nearest the edge (the split the answers contradict
+    least). The edge counts as found when the next answer, known or not, could no longer change
+    the verdict the answers point to; until then, and until `enough` answers are in, it asks on.
+    A slip (a known learner missing one item) thus makes it ask around the slip instead of
+    ending the strand on it. An ungraded answer neither moves the search nor stops it."""
 
     def __init__(self, n: int) -> None:
         self.n = n
         self.lo, self.hi = 0, n - 1
-        self.asked: set[int] = set()
+        self.answers: dict[int, bool] = {}
+        self.skipped: set[int] = set()
 
-    @property
-    def found(self) -> bool:
-        return self.lo > self.hi
+    def edge(self) -> int:
+        """The split that the answers contradict least: items below it known, the rest not."""
+        return min(range(self.n + 1), key=lambda e: (
+            sum(1 for i, k in self.answers.items() if (i < e) != k), abs(e - self.n / 2)))
 
-    def next_index(self, graded: int, enough: int) -> int | None:
-        rest = [j for j in range(self.n) if j not in self.asked]
+    def settled(self) -> bool:
+        known = sum(self.answers.values())
+        total = len(self.answers)
+        if 0 < known < total and total < MIXED_EVIDENCE:
+            return False  # mixed answers: a slip or the edge? ask more before judging
+        return _category(known + 1, total + 1) == _category(known, total + 1)
+
+    def _rest(self) -> list[int]:
+        return [j for j in range(self.n) if j not in self.answers and j not in self.skipped]
+
+    def wants_more(self, enough: int) -> bool:
+        return bool(self._rest()) and (len(self.answers) < enough or self.lo <= self.hi
+                                       or not self.settled())
+
+    def next_index(self, enough: int) -> int | None:
+        rest = self._rest()
         if not rest:
             return None
-        if not self.found:
+        if self.lo <= self.hi:
             inside = [j for j in rest if self.lo <= j <= self.hi]
             if inside:
                 middle = (self.lo + self.hi) / 2
                 return min(inside, key=lambda j: (abs(j - middle), j))
             self.lo = self.hi + 1
-        if graded >= enough:
+        if len(self.answers) >= enough and self.settled():
             return None
-        return min(rest, key=lambda j: (abs(j - self.lo), j))
+        e = self.edge()
+        return min(rest, key=lambda j: (abs(j - e + 0.5), j))
 
     def record(self, i: int, known: bool | None) -> None:
-        self.asked.add(i)
-        if known is None or self.found:
-            return  # an ungraded answer does not move the search
-        if known:
-            self.lo = max(self.lo, i + 1)
-        else:
-            self.hi = min(self.hi, i - 1)
+        if known is None:
+            self.skipped.add(i)
+            return
+        self.answers[i] = known
+        if self.lo <= self.hi:
+            if known:
+                self.lo = max(self.lo, i + 1)
+            else:
+                self.hi = min(self.hi, i - 1)
 
 
 def _known_now(answer: dict[str, Any]) -> bool | None:
-    """What a withheld answer says for the search: right and sure is known; a pending free
-    recall says nothing yet."""
+    """What a withheld answer says for the search: right is known (a hunch is re-probed later,
+    and the verdict counts it only then); a pending free recall says nothing yet."""
     if answer["outcome"] == "pending":
         return None
-    return answer["outcome"] == "correct" and answer["confidence"] == "sure"
-
-
-def _round_robin(items: list[Presented], lesson_ids: list[str]) -> list[Presented]:
-    """Items taken one strand at a time, in strand order, each strand's easiest first."""
-    queues = [[p for p in items if p.lesson_id == lid] for lid in lesson_ids]
-    out: list[Presented] = []
-    while any(queues):
-        for q in queues:
-            if q:
-                out.append(q.pop(0))
-    return out
-
-
-def _covered(answers: list[dict[str, Any]], members: list[dict[str, Any]]) -> bool:
-    """Every member strand has MIN_EVIDENCE answers of its own (or none left to ask)."""
-    counts: dict[str, int] = {}
-    for a in answers:
-        counts[a["item"].lesson_id] = counts.get(a["item"].lesson_id, 0) + 1
-    return all(counts.get(m["lesson"].id, 0) >= MIN_EVIDENCE for m in members)
+    return answer["outcome"] == "correct"
 
 
 class LessonScript:
@@ -309,31 +327,36 @@ class LessonScript:
         def asked_title() -> str:
             return title + f" · question {len(answers) + 1}"
 
-        if members:
-            order = _round_robin(choice, [m["lesson"].id for m in members])
-            order += [p for p in recall if p not in order]
-            for item in order[:MAX_STRAND_MCQ]:
-                if len(answers) >= CATCH_UP_MIN and _covered(answers, members):
-                    break
-                self.position = f"probe · strand {n}/{total} · question {len(answers) + 1}"
-                answer = yield from self.ask(item, "probe", asked_title(),
-                                             self._concept_of(item))
-                if answer is not None:
-                    answers.append(answer)
-        else:
-            search = EdgeSearch(len(choice))
-            graded = 0
-            while graded < MAX_STRAND_MCQ:
-                i = search.next_index(graded, MIN_STRAND_MCQ)
-                if i is None:
-                    break
-                self.position = f"probe · strand {n}/{total} · question {len(answers) + 1}"
-                answer = yield from self.ask(choice[i], "probe", asked_title(),
-                                             strand["concept"])
-                search.record(i, None if answer is None else _known_now(answer))
-                if answer is not None:
-                    answers.append(answer)
-                    graded += 1
+        groups = members or [strand]
+        searches = [EdgeSearch(0) for _ in groups]
+        queues: list[list[Presented]] = []
+        for k, m in enumerate(groups):
+            own = [p for p in choice if p.lesson_id == m["lesson"].id] if members else choice
+            queues.append(own)
+            searches[k] = EdgeSearch(len(own))
+        enough = MIN_EVIDENCE if members else MIN_STRAND_MCQ
+        least = CATCH_UP_MIN if members else MIN_STRAND_MCQ
+        while len(answers) < MAX_STRAND_MCQ:
+            # the strand with the fewest answers among those still searching; in a catch-up,
+            # others too while the batch is below its minimum
+            open_ = [k for k, srch in enumerate(searches) if srch.wants_more(enough)]
+            if not open_ and len(answers) < least:
+                open_ = [k for k, srch in enumerate(searches) if srch.wants_more(99)]
+            if not open_:
+                break
+            k = min(open_, key=lambda j: (len(searches[j].answers) + len(searches[j].skipped),
+                                          j))
+            i = searches[k].next_index(enough if len(answers) >= least else 99)
+            if i is None:
+                searches[k].skipped.update(searches[k]._rest())
+                continue
+            item = queues[k][i]
+            self.position = f"probe · strand {n}/{total} · question {len(answers) + 1}"
+            answer = yield from self.ask(item, "probe", asked_title(), self._concept_of(item))
+            searches[k].record(i, None if answer is None else _known_now(answer))
+            if answer is not None:
+                answers.append(answer)
+        if not members:
             for item in recall[: max(0, MIN_STRAND_MCQ - len(answers))]:
                 # too few choice items: converted items as free recall (graded later, so they
                 # never decide the search or the stop)

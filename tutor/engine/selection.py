@@ -10,7 +10,7 @@ from learning_system.curriculum import Curriculum, Lesson, QuizItem
 from tutor.engine.items import broad_to_narrow
 
 CATCH_UP_STRANDS = 3  # this many strands or more are probed at once, as one pooled batch
-CATCH_UP_PER_STRAND = 3
+CATCH_UP_GROUP = 3  # strands per catch-up batch, at most
 PROBE_SALT = ""
 QUIZ_SALT = "quiz"
 
@@ -43,18 +43,23 @@ def strands(curriculum: Curriculum, lesson: Lesson) -> list[dict[str, Any]]:
 
 
 def probe_batches(curriculum: Curriculum, lesson: Lesson) -> list[dict[str, Any]]:
-    """The probe's batches: the strands, or — with CATCH_UP_STRANDS or more — one catch-up batch
-    pooling the broadest items of each, which keeps its strands as `members` so the verdict can
-    be mapped back to each of them."""
+    """The probe's batches: the strands, or — with CATCH_UP_STRANDS or more — catch-up batches
+    of at most CATCH_UP_GROUP strands each (as even as can be), each pooling its strands' items
+    and keeping them as `members`, so every strand is judged on answers of its own."""
     found = strands(curriculum, lesson)
     if len(found) < CATCH_UP_STRANDS:
         return found
-    pooled: list[QuizItem] = []
-    for s in found:
-        s["items"] = broad_to_narrow(s["items"])[:CATCH_UP_PER_STRAND]
-        pooled += s["items"]
-    return [{"name": "catch-up across " + ", ".join(s["name"] for s in found), "lesson": lesson,
-             "concept": concept_id(lesson), "items": pooled, "members": found}]
+    count = -(-len(found) // CATCH_UP_GROUP)
+    size, extra = divmod(len(found), count)
+    out, start = [], 0
+    for g in range(count):
+        members = found[start:start + size + (g < extra)]
+        start += len(members)
+        pooled = [q for s in members for q in broad_to_narrow(s["items"])]
+        out.append({"name": "catch-up across " + ", ".join(s["name"] for s in members),
+                    "lesson": lesson, "concept": concept_id(lesson), "items": pooled,
+                    "members": members})
+    return out
 
 
 def quiz_bank(lesson: Lesson) -> list[QuizItem]:

@@ -67,7 +67,9 @@ def form(text: str) -> tuple[str, bool, bool]:
     else:
         tokens = [w.lower().strip(",.;:'\"()") for w in t.split()[:2]] + ["", ""]
         first, second = tokens[0], tokens[1]
-        if first in _HEADS:
+        if t.split(None, 1)[0].endswith(":"):
+            head = "label"  # "Overfitting: the model …"
+        elif first in _HEADS:
             head = _HEADS[first]
         elif first[:1].isdigit():
             head = "num"

@@ -89,7 +89,8 @@ class SessionScreen(Screen[None]):
         elif self.kind == "review":
             from tutor.engine.runner import open_review
 
-            session = open_review(app.store, activity=self.activity)
+            session = open_review(app.store, activity=self.activity,
+                                  curriculum=app.load_curriculum())
         else:
             from tutor.engine.runner import open_session
 

@@ -60,3 +60,8 @@ def test_verdict_rules():
     assert strand_verdict([row("wrong"), row("wrong"), row("wrong"), row(self_graded=True)]
                           ) == "unknown"
     assert strand_verdict([row("wrong"), row("wrong"), row("wrong"), row()]) == "unstable"
+
+
+def test_plan_and_prior_wording_in_the_contract():
+    assert "`refresh: <strand> (<verdict>; prior: <plan>)`" in SECTION
+    assert "Its rows are the probe's strands" in SECTION

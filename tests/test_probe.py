@@ -345,3 +345,17 @@ def test_prior_rows_are_the_strands_and_change_the_plan(store, course):
     seen = drive(session, policy="wrong-sure", until=lambda p: p.stage == "plan")
     plan = seen[-1].content
     assert "refresh: The Kiln (unknown; prior: expand)" in plan
+
+
+def test_a_reframe_from_the_prior_changes_the_step(store, course):
+    """A concept still developing in the records: the prior says reframe, and the refresh step
+    is taught from the prerequisite's worked example instead of its first section."""
+    first = course.lesson("P1 L01")
+    ledger.upsert_concept(store, ledger.Concept(id=selection.concept_id(first),
+                                                name=first.title, lesson_id=first.id))
+    session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+    assert session.prompt.table.rows[0][2] == "reframe"
+    seen = drive(session, policy="wrong-sure", until=lambda p: p.stage == "plan")
+    plan = seen[-1].content
+    assert "reframe: The Kiln (unknown; prior: reframe)" in plan
+    assert "P1 L01 §Build It" in plan

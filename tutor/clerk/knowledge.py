@@ -1,11 +1,13 @@
 """A concept's knowledge page: the gated teaching that concerned it, with its sources.
 
-Taught text came from sources outside the program, so it is written as text (escaped), never as
-markdown structure. The page is built here once and stored; the views only copy it out."""
+Taught text is the lesson's own markdown as it was shown (after its gate): it keeps its headings,
+lists and code as written, with only what is dangerous made inert (terminal sequences, raw HTML,
+script links: `md_document`). Names and ids are written as text. The page is built here once and
+stored; the views only copy it out."""
 
 from __future__ import annotations
 
-from learning_system.views import md_inline, md_text
+from learning_system.views import md_document, md_inline
 from tutor.engine.ingest import IngestConcept, PendingIngest, TaughtStep
 
 
@@ -54,7 +56,7 @@ def build_page(pending: PendingIngest, concept: IngestConcept, concept_type: str
         out += ["No step of this lesson taught this concept directly; it was met along the way.",
                 ""]
     for step in steps:
-        out += [f"## {md_inline(step.title or step.step_id)}", "", md_text(step.content), ""]
+        out += [f"## {md_inline(step.title or step.step_id)}", "", md_document(step.content), ""]
         if step.sources:
             out += ["Sources: " + ", ".join(md_inline(s) for s in step.sources), ""]
         if step.unverified:

@@ -265,7 +265,7 @@ def render_learning_records(store: Store) -> str:
                 f"({md_inline(str(c.get('status')))})"
                 for c in concepts
             ))
-        for label, key in (("Plan", "plan"), ("Taught", "taught")):
+        for label, key in (("Plan", "plan"), ("Taught", "taught"), ("Skipped", "skipped")):
             steps = p.get(key) or []
             if steps:
                 out.append(f"- {label}:")

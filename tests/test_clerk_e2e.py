@@ -9,11 +9,11 @@ import pytest
 
 from learning_system import ledger
 from learning_system.curriculum import load_curriculum
+from learning_system.outcome import PendingIngest
 from learning_system.store import Store
 from learning_system.views import knowledge_file_name, write_views
 from tutor.clerk.ingest import ingest, ingest_pending
 from tutor.config import builtin_course_path
-from tutor.engine.ingest import PendingIngest
 from tutor.engine.session import Session
 from tutor.engine.turns import Action, Prompt
 

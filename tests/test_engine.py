@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 import pytest
@@ -250,3 +251,26 @@ def test_a_lesson_whose_document_is_missing_still_runs(tmp_path, store):
     seen = run(session)
     assert session.done
     assert any("no teaching text" in p.content for p in seen)
+
+
+def test_a_skipped_step_is_recorded_as_skipped_not_taught(store, course):
+    from learning_system.outcome import PendingIngest
+    from tutor.clerk.ingest import ingest_pending
+
+    session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+    run(session, until=lambda p: p.stage == "teach")
+    skipped = session.prompt.title.split(" · ", 1)[1]
+    session.act(Action(kind="skip"))
+    run(session)
+    assert session.done
+    [row] = store.ingests(status="pending")
+    pending = PendingIngest.model_validate(row["payload"])
+    assert pending.skipped == [skipped]
+    assert skipped not in [t.title for t in pending.taught] and pending.taught
+    [result] = ingest_pending(store)
+    assert result.status == "accepted", result.reasons
+    [record] = store.rows("SELECT payload FROM learning_records")
+    payload = json.loads(record["payload"])
+    assert payload["skipped"] == [skipped] and skipped not in payload["taught"]
+    for page in store.rows("SELECT markdown FROM knowledge_pages"):
+        assert f"## {skipped}\n" not in page["markdown"]

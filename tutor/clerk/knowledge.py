@@ -7,8 +7,8 @@ stored; the views only copy it out."""
 
 from __future__ import annotations
 
+from learning_system.outcome import IngestConcept, PendingIngest, TaughtStep
 from learning_system.views import md_document, md_inline
-from tutor.engine.ingest import IngestConcept, PendingIngest, TaughtStep
 
 
 def steps_for(pending: PendingIngest, concept: IngestConcept) -> list[TaughtStep]:

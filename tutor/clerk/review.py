@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from learning_system.outcome import PendingIngest
 from learning_system.store import Store
-from tutor.engine.ingest import PendingIngest
 from tutor.gates import offline_verifier
 from tutor.gates.checker import Block, check_turn
 from tutor.gates.digest_view import GateDigest

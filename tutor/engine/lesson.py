@@ -98,6 +98,7 @@ class LessonScript:
         self.verdicts: dict[str, str] = {}
         self.plan_titles: list[str] = []
         self.taught: list[dict[str, Any]] = []
+        self.skipped: list[str] = []
         self.position = ""
         self._n = 0
 
@@ -136,7 +137,7 @@ class LessonScript:
         yield from self.quiz()
         self.position = "done"
         self.record("finish", {"verdicts": self.verdicts, "plan": self.plan_titles,
-                               "taught": self.taught})
+                               "taught": self.taught, "skipped": self.skipped})
         yield Prompt(kind="done", message_id=self.mid("done"), stage="done",
                      title=f"{self.lesson.id} {self.lesson.title}", position="done",
                      content=f"Lesson complete: {self.lesson.title}. Your answers and mistakes "
@@ -543,14 +544,15 @@ class LessonScript:
         if isinstance(outcome, Block):
             yield from self.notice_blocked("teach", title, outcome)
             return
+        action = yield from self.show("teach", title, outcome,
+                                      sources=self._labels(step, made["sources"]))
+        if action.kind == "skip":  # not taught: kept apart in the notes and the outcome
+            self.skipped.append(step["title"])
+            self.record("note", {"kind": "skipped", "step": step["title"]})
+            return
         self.taught.append({"step_id": outcome.message_id, "title": step["title"],
                             "content": outcome.content, "sources": made["sources"],
                             "unverified": outcome.unverified})
-        action = yield from self.show("teach", title, outcome,
-                                      sources=self._labels(step, made["sources"]))
-        if action.kind == "skip":
-            self.record("note", {"kind": "skipped", "step": step["title"]})
-            return
         yield from self.checkpoint(step, n, total)
 
     def checkpoint(self, step: dict[str, Any], n: int, total: int) -> Script:

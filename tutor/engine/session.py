@@ -21,9 +21,9 @@ from typing import Any
 
 from learning_system import ledger
 from learning_system.curriculum import Curriculum, Lesson
+from learning_system.outcome import IngestConcept, PendingIngest, TaughtStep
 from learning_system.store import Store, iso
 from tutor.engine.gatekeeper import Gatekeeper
-from tutor.engine.ingest import IngestConcept, PendingIngest, TaughtStep
 from tutor.engine.items import Presented
 from tutor.engine.lesson import LessonScript
 from tutor.engine.progress import Activity
@@ -225,6 +225,7 @@ class Session:
                                             self.store.receipts_for(t["step_id"])],
                                concept_id=concept_id(self.lesson))
                     for t in data["taught"]],
+            skipped=list(data.get("skipped", [])),
             created_at=iso(),
         )
         self.store.save_ingest(pending.id, self.id, self.lesson.id, pending.model_dump(mode="json"))

@@ -62,6 +62,30 @@ def graded_answer(item: Presented, answer: str) -> str:
     return str(int(answer) + 1) if item.type == "mcq" and answer.isdigit() else answer
 
 
+def shown_answer(item: Presented, answer: str) -> str:
+    """An answer as the learner reads it: an option by its 1-based number (`option 2`), as
+    the options are numbered on screen, never by its 0-based index."""
+    if answer == "idk":
+        return "I don't know"
+    if item.type == "mcq" and answer.isdigit():
+        return f"option {int(answer) + 1}"
+    return answer
+
+
+def _cut(text: str, width: int) -> str:
+    """One line of at most `width` characters; a cut is marked with an ellipsis."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def feynman_question(rule: str) -> str:
+    """`says what it is…` → `Does it say what it is…?`"""
+    verb, _, rest = rule.partition(" ")
+    base = {"says": "say", "gives": "give", "does": "do", "has": "have"}.get(
+        verb, verb[:-1] if verb.endswith("s") else verb)
+    return f"Does it {base} {rest}?"
+
+
 def strand_verdict(evidence: list[dict[str, Any]], recall_ok: bool, misconception: bool) -> str:
     """solid: every answer known (right and sure, or right on the re-probe) and the free recall
     right; unknown: fewer than half known; otherwise unstable — and always after a
@@ -352,7 +376,8 @@ class LessonScript:
         why_done = False
         for a in answers:
             item: Presented = a["item"]
-            row = {"item": item.id, "answer": a["answer"], "confidence": a["confidence"],
+            row = {"item": item.id, "answer": shown_answer(item, a["answer"]),
+                   "confidence": a["confidence"],
                    "outcome": a["outcome"], "follow_up": ""}
             if a["outcome"] == "correct" and a["confidence"] == "hunch":
                 row["follow_up"] = yield from self.reprobe(strand, item, title)
@@ -373,13 +398,16 @@ class LessonScript:
             own_recall = recall.get(self.explain_item(member).id, True)
             self.verdicts[member["name"]] = strand_verdict(rows, own_recall,
                                                            bool(ids & misconceived))
-        evidence += [{"item": f["item"].id, "answer": f["answer"], "confidence": f["confidence"],
+        evidence += [{"item": f["item"].id, "answer": shown_answer(f["item"], f["answer"]),
+                      "confidence": f["confidence"],
                       "outcome": f["outcome"], "follow_up": "free recall"} for f in free]
         self.record("note", {"kind": "verdict", "strand": strand["name"], "verdict": verdict,
                              "evidence": evidence, "verdicts": dict(self.verdicts)})
         lines = [f"Verdict for {strand['name']}: {verdict}", ""]
-        lines += [f"  {r['item'][:28]:<28} {r['answer'][:18]:<18} {r['confidence'] or '':<8} "
-                  f"{r['outcome']:<8} {r['follow_up']}" for r in evidence]
+        wide = max(len(r["item"]) for r in evidence) if evidence else 0
+        lines += [f"  {r['item']:<{wide}}  {_cut(r['answer'], 24):<24} "
+                  f"{r['confidence'] or '':<8} {r['outcome']:<8} {r['follow_up']}".rstrip()
+                  for r in evidence]
         if strand.get("members"):
             lines += ["", "By strand:"]
             lines += [f"  {m['name']}: {self.verdicts[m['name']]}" for m in strand["members"]]
@@ -575,7 +603,7 @@ class LessonScript:
         hits = []
         for n, rule in enumerate(FEYNMAN_RUBRIC, 1):
             check = yield from self.read_yes_no(
-                "checkpoint", title, f"Your explanation: {action.text}\n\nDoes it {rule}? "
+                "checkpoint", title, f"Your explanation: {action.text}\n\n{feynman_question(rule)} "
                 f"({n} of {len(FEYNMAN_RUBRIC)})")
             if check.value == "y":
                 hits.append(rule)

@@ -15,7 +15,7 @@ from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.items import Presented, grade
 from tutor.engine.lesson import graded_answer
 from tutor.engine.progress import Activity
-from tutor.engine.turns import Action, Prompt, check_action
+from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
 from tutor.gates.checker import Block
 from tutor.gates.digest_view import GateDigest
 
@@ -36,6 +36,7 @@ class ReviewSession:
         self._acting = threading.Lock()
         self._script = review_script(store, now, provider, self.run_id)
         self.prompt: Prompt = next(self._script)
+        self.held: Action | None = None
 
     @property
     def done(self) -> bool:
@@ -50,8 +51,19 @@ class ReviewSession:
                                     "claimed_known", {"kind": "claimed_known",
                                                       "text": action.text[:500]})
                 return self.prompt
+            self.held = None
             self.prompt = self._script.send(action)
             return self.prompt
+
+    def hold(self, action: Action) -> None:
+        """Typed text saved the moment it was entered, before its confidence tag: kept as a
+        session note of this review run (a review keeps no event log to replay)."""
+        if self.prompt.kind != "text" or action.kind != "text" or not action.text.strip():
+            raise InvalidAction("only typed text can be held before it is complete")
+        self.store.add_note(f"{self.prompt.message_id}:held", self.run_id, "held_answer",
+                            {"kind": "held_answer", "question": self.prompt.item.question
+                             if self.prompt.item else "", "text": action.text})
+        self.held = action
 
     def pause(self) -> None:
         """Nothing to keep: every answer is already recorded, and what is left stays due."""

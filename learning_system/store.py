@@ -366,6 +366,12 @@ class Store:
         rows = self.rows(sql + " ORDER BY updated_at DESC, rowid DESC LIMIT 1", tuple(params))
         return _decode(rows[0], "state") if rows else None
 
+    def latest_unfinished_session(self) -> dict[str, Any] | None:
+        """The latest session not done or abandoned, whatever its curriculum."""
+        rows = self.rows("SELECT * FROM sessions WHERE status NOT IN ('done', 'abandoned') "
+                         "ORDER BY updated_at DESC, rowid DESC LIMIT 1")
+        return _decode(rows[0], "state") if rows else None
+
     def append_event(self, session_id: str, seq: int, kind: str, payload: dict[str, Any]) -> bool:
         """Append action `seq` of a session; a retried append of the same event adds nothing
         (False). A different event already at `seq` — another tutor writing the same session —

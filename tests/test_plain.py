@@ -235,3 +235,29 @@ def test_teaching_text_is_rendered_for_a_terminal():
     assert any(line.startswith("     return sum(") for line in lines)  # indentation kept
     assert "**" not in text and "```" not in text and "bold item" in text
     assert all(line == line.rstrip() for line in lines)
+
+
+def test_a_lesson_started_with_curriculum_is_resumed_by_the_printed_command(tmp_path):
+    import json
+
+    from conftest import write_tiny_curriculum
+
+    course = write_tiny_curriculum(tmp_path / "course", [])
+    home = tmp_path / "home"
+    first = Learner(home, "continue", "--plain", "--offline", "--curriculum", str(course))
+    assert "Counting Things" in first.read_prompt()
+    tail = first.finish()
+    command = re.search(r"run `([^`]+)` to pick up here", tail).group(1)
+    assert command == f"tutor continue --curriculum {course}"
+
+    status = subprocess.run([sys.executable, "-m", "tutor.cli", "status", "--json"],
+                            capture_output=True, text=True, check=True,
+                            env={**os.environ, "TUTOR_HOME": str(home)})
+    data = json.loads(status.stdout)
+    assert data["curriculum"] == str(course) and data["position"]["lesson"] == "P1 L01"
+
+    for args in (command.split()[1:], ["continue"]):  # the printed command, and plain continue
+        again = Learner(home, *args, "--plain", "--offline")
+        screen = again.read_prompt()
+        assert "resuming at" in screen and "Counting Things" in screen, screen
+        again.finish()

@@ -45,6 +45,19 @@ def curriculum_path(store: Store, override: str | Path | None = None) -> Path:
     return Path(chosen) if chosen else builtin_course_path()
 
 
+def continue_path(store: Store, override: str | Path | None = None,
+                  lesson_ref: str | None = None) -> Path:
+    """The curriculum `tutor continue` opens: the command's --curriculum; else, when no lesson
+    is asked for, the curriculum of the latest unfinished session (whichever curriculum it was
+    started with, so a lesson begun with --curriculum is never stranded); else the chosen one."""
+    if override or lesson_ref:
+        return curriculum_path(store, override)
+    latest = store.latest_unfinished_session()
+    if latest and latest["curriculum"] and Path(latest["curriculum"]).is_dir():
+        return Path(latest["curriculum"])
+    return curriculum_path(store)
+
+
 def load(path: Path):
     """Load a curriculum or explain, in one line, why it cannot be used."""
     from learning_system.curriculum import CurriculumError, load_curriculum

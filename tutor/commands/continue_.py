@@ -42,7 +42,7 @@ def run_plain(args: argparse.Namespace) -> int:
 
     io = PlainIO()
     with learner.open_store() as store:
-        curriculum = learner.load(learner.curriculum_path(store, args.curriculum))
+        curriculum = learner.load(learner.continue_path(store, args.curriculum, args.lesson))
         activity = Activity(lambda p: print(p.what, file=sys.stderr) if p.what.startswith(
             "sources: ") else None)
         session = open_session(store, curriculum, lesson_ref=args.lesson, offline=args.offline,
@@ -58,7 +58,7 @@ def run_plain(args: argparse.Namespace) -> int:
         except Paused:
             session.pause()
             io.say(f"Paused at {session.prompt.position}. Everything you answered is saved; "
-                   "run `tutor continue` to pick up here.")
+                   f"run `{resume_command(store, curriculum.root)}` to pick up here.")
             return 0
         finally:
             session.close()
@@ -66,3 +66,16 @@ def run_plain(args: argparse.Namespace) -> int:
             io.say(line)
         io.say("Run `tutor continue` for the next lesson, `tutor review` when answers come due.")
     return 0
+
+
+def resume_command(store, root) -> str:
+    """The command that comes back to this session: `tutor continue` resumes the latest
+    unfinished session whatever its curriculum; the curriculum is named when it is not the
+    learner's chosen one, so the command also works after another lesson was started."""
+    import shlex
+
+    from tutor import learner
+
+    if learner.curriculum_path(store) == root:
+        return "tutor continue"
+    return f"tutor continue --curriculum {shlex.quote(str(root))}"

@@ -261,3 +261,35 @@ def test_a_lesson_started_with_curriculum_is_resumed_by_the_printed_command(tmp_
         screen = again.read_prompt()
         assert "resuming at" in screen and "Counting Things" in screen, screen
         again.finish()
+
+
+def test_references_are_read_quietly_with_one_summary_line(tmp_path):
+    from conftest import write_tiny_curriculum
+
+    from tutor.testing.page_server import Page, PageServer
+
+    with PageServer() as pages:
+        good = pages.route("/good", Page.html(
+            "<html><body><article><h1>Averages</h1>" + "".join(
+                f"<p>Paragraph {n}: the mean of a sample adds its values and divides by their "
+                f"count, while the median is the middle value of the sorted sample.</p>"
+                for n in range(12)) + "</article></body></html>"))
+        gone = [pages.route(f"/gone{n}", Page.error(404)) for n in range(3)]
+        course = write_tiny_curriculum(tmp_path / "course", [
+            ("Good", good), *[(f"Gone {n}", url) for n, url in enumerate(gone)]])
+        home = tmp_path / "home"
+        first = Learner(home, "continue", "--plain", "--curriculum", str(course),
+                        "--lesson", "P1 L02")
+        first.read_prompt()
+        first.finish()
+    lines = [line for line in first.stderr.splitlines() if "reference" in line]
+    assert lines == ["3 of 4 references unreachable — teaching from the lesson and 1 reference; "
+                     'details: `tutor scout "P1 L02"`'], first.stderr
+    assert "gone" not in first.stderr  # no line per link
+
+    (home / "settings.toml").write_text("[sources]\nfetch = false\n")
+    off = Learner(home, "continue", "--plain", "--curriculum", str(course), "--lesson",
+                  "P1 L01")
+    off.read_prompt()
+    off.finish()
+    assert "http" not in off.stderr

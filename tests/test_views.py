@@ -230,6 +230,12 @@ def _seed(home, lesson_outcome):
     store.conn.execute(f"VACUUM INTO '{home / 'tutor.db'}'")
 
 
+def test_tutor_ingest_on_a_fresh_home_says_no_lesson_is_finished(home, capsys):
+    assert main(["ingest"]) == 0
+    out = capsys.readouterr().out
+    assert "no lesson is finished" in out and "already in your records" not in out
+
+
 def test_tutor_ingest_then_views(home, lesson_outcome, capsys):
     _seed(home, lesson_outcome)
     assert main(["ingest"]) == 0
@@ -237,7 +243,7 @@ def test_tutor_ingest_then_views(home, lesson_outcome, capsys):
     assert main(["ingest", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == []
     assert main(["ingest"]) == 0
-    assert "Nothing to ingest" in capsys.readouterr().out
+    assert "every finished lesson is already in your records" in capsys.readouterr().out
 
     assert main(["views"]) == 0
     printed = capsys.readouterr().out.split()

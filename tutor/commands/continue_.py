@@ -38,13 +38,13 @@ def run_plain(args: argparse.Namespace) -> int:
     from tutor import learner
     from tutor.engine.progress import Activity
     from tutor.engine.runner import after_lesson, open_session
+    from tutor.engine.sources import sources_summary
     from tutor.plain import Paused, PlainIO, drive
 
     io = PlainIO()
     with learner.open_store() as store:
         curriculum = learner.load(learner.continue_path(store, args.curriculum, args.lesson))
-        activity = Activity(lambda p: print(p.what, file=sys.stderr) if p.what.startswith(
-            "sources: ") else None)
+        activity = Activity()  # references are read quietly: one summary line below
         session = open_session(store, curriculum, lesson_ref=args.lesson, offline=args.offline,
                                progress=lambda line: print(line, file=sys.stderr),
                                activity=activity, take_over=args.take_over)
@@ -53,6 +53,9 @@ def run_plain(args: argparse.Namespace) -> int:
             return 0
         io.say(f"{curriculum.name} · {session.title}"
                + (f" · resuming at {session.prompt.position}" if session.resumed else ""))
+        summary = None if session.resumed else sources_summary(session.digest, session.lesson.id)
+        if summary:
+            print(summary, file=sys.stderr)
         try:
             drive(io, session)
         except Paused:

@@ -58,12 +58,24 @@ def continue_path(store: Store, override: str | Path | None = None,
     return curriculum_path(store)
 
 
-def load(path: Path):
-    """Load a curriculum or explain, in one line, why it cannot be used."""
+def lessons_for_continue(store: Store, root: Path, lesson_ref: str | None) -> list[str] | None:
+    """The lessons `tutor continue` needs read first: the one asked for, else the unfinished
+    session's; None (read everything) when the next lesson has to be found."""
+    if lesson_ref:
+        return [lesson_ref]
+    latest = store.latest_session(curriculum=str(root))
+    if latest and latest["status"] not in ("done", "abandoned"):
+        return [latest["lesson_id"]]
+    return None
+
+
+def load(path: Path, only: list[str] | None = None):
+    """Load a curriculum or explain, in one line, why it cannot be used. With `only` (lesson
+    ids), read just those lessons and their prerequisites; the rest are read when asked for."""
     from learning_system.curriculum import CurriculumError, load_curriculum
 
     try:
-        curriculum = load_curriculum(path)
+        curriculum = load_curriculum(path, only=only)
     except CurriculumError as exc:
         raise TutorError(str(exc)) from None
     if curriculum.errors:

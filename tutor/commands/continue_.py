@@ -43,7 +43,8 @@ def run_plain(args: argparse.Namespace) -> int:
 
     io = PlainIO()
     with learner.open_store() as store:
-        curriculum = learner.load(learner.continue_path(store, args.curriculum, args.lesson))
+        path = learner.continue_path(store, args.curriculum, args.lesson)
+        curriculum = learner.load(path, learner.lessons_for_continue(store, path, args.lesson))
         activity = Activity()  # references are read quietly: one summary line below
         session = open_session(store, curriculum, lesson_ref=args.lesson, offline=args.offline,
                                progress=lambda line: print(line, file=sys.stderr),

@@ -83,12 +83,11 @@ def review_script(store: Store, now: datetime | None = None, provider=None,
         yield Prompt(kind="done", message_id=f"{run_id}:empty", stage="done", title="Review",
                      position="done", content="Nothing is due.")
         return
-    mistakes = {m["id"]: m for m in ledger.mistakes(store, status="open")}
     for n, due in enumerate(queue, 1):
         position = f"review {n}/{total}"
         if due.kind == "mistake":
-            row = mistakes.get(due.id)
-            if not row or not row["item"]:
+            row = ledger.mistake(store, due.id)  # read when it is shown, not all up front
+            if not row or row["status"] != "open" or not row["item"]:
                 continue
             item = Presented.model_validate(row["item"])
             title = f"Review · mistake from {row['lesson_id'] or 'an earlier lesson'}"

@@ -93,12 +93,14 @@ def _inert_prose(text: str) -> str:
     return _UNSAFE_LINK.sub(lambda m: "\\]\\(" + m.group(0)[2:], text)
 
 
-def md_document(text: str, depth: int = 2) -> str:
+def md_document(text: str, top: int = 3) -> str:
     """Taught markdown kept as markdown — headings, lists, tables, links and code with its
     indentation — with what is dangerous made inert: terminal sequences and control
     characters stripped, raw HTML written as text, `javascript:`-style link targets escaped.
-    Its headings are moved `depth` levels down (at most `######`), so it sits under the page's
-    own headings, and a code fence it leaves open is closed, so it cannot swallow the page."""
+    Its headings are moved down so the highest becomes level `top` (at most `######`), so it
+    sits under the page's own headings, and a code fence it leaves open is closed, so it cannot
+    swallow the page."""
+    depth = max(0, top - min(_heading_levels(text), default=top))
     lines, fence = [], ""
     for line in strip_terminal(text).split("\n"):
         m = _FENCE.match(line)
@@ -120,6 +122,21 @@ def md_document(text: str, depth: int = 2) -> str:
     if fence:
         lines.append(fence)
     return "\n".join(lines).strip("\n")
+
+
+def _heading_levels(text: str) -> list[int]:
+    levels, fence = [], ""
+    for line in text.split("\n"):
+        m = _FENCE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = ""
+            continue
+        if m:
+            fence = m.group(1)
+        elif h := _HEADING.match(line):
+            levels.append(len(h.group(1)))
+    return levels
 
 
 def md_code(text: str, info: str = "") -> str:

@@ -96,7 +96,8 @@ class PlainIO:
         self.count += 1
         self.say()
         self.say(f"[{self.count}] {prompt.title}" + (
-            f"  ({prompt.position})" if prompt.position and prompt.position not in prompt.title
+            f"  ({prompt.position})" if prompt.position
+            and prompt.position.lower() not in prompt.title.lower()
             else ""))
         if prompt.banner:
             self.say(f"!! {prompt.banner}")

@@ -643,4 +643,5 @@ class LessonScript:
             if a:
                 answers.append(a)
         if answers:
+            self.position = "quiz · results"
             yield from self.reveal(answers, title + " · results", self.concept)

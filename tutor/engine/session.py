@@ -23,6 +23,7 @@ from learning_system import ledger
 from learning_system.curriculum import Curriculum, Lesson
 from learning_system.outcome import IngestConcept, PendingIngest, TaughtStep
 from learning_system.store import Store, iso
+from tutor.engine.concepts import evidence_for, lesson_concepts
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.items import Presented
 from tutor.engine.lesson import LessonScript
@@ -238,6 +239,14 @@ class Session:
         text = self._lesson_text()
         glossary = {term: meaning for term, meaning in sorted(self.curriculum.glossary.items())
                     if re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE)}
+        own = [a for a in attempts if a["concept_id"] == concept_id(self.lesson)]
+        known = {c.id for c in concepts}
+        for c in lesson_concepts(self.lesson, glossary):  # each of the lesson's concepts
+            if c["id"] not in known:
+                concepts.append(IngestConcept(
+                    id=c["id"], name=c["name"], lesson_id=self.lesson.id,
+                    kind_hint=self.lesson.type, language=", ".join(self.lesson.languages),
+                    evidence=evidence_for(c, own)))
         pending = PendingIngest(
             id=f"ingest:{self.id}", session_id=self.id, lesson_id=self.lesson.id,
             lesson_title=self.lesson.title, curriculum=str(self.curriculum.root),

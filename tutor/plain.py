@@ -45,6 +45,22 @@ def render_markdown(text: str, width: int) -> str:
     return "\n".join(line.rstrip() for line in buf.getvalue().strip("\n").split("\n"))
 
 
+def wrap_lines(text: str, width: int) -> str:
+    """Each line longer than `width` wrapped at words, its continuation indented under it;
+    shorter lines (tables, lists) as they are."""
+    import textwrap
+
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        lead = line[: len(line) - len(line.lstrip())]
+        out += textwrap.wrap(line, width, initial_indent="", subsequent_indent=lead + "  ",
+                             break_long_words=False, break_on_hyphens=False) or [line]
+    return "\n".join(out)
+
+
 def _width() -> int:
     import shutil
 
@@ -97,13 +113,13 @@ class PlainIO:
         self.say()
         self.say(f"[{self.count}] {prompt.title}" + (
             f"  ({prompt.position})" if prompt.position
-            and prompt.position.lower() not in prompt.title.lower()
+            and prompt.position.split(" · ")[-1].lower() not in prompt.title.lower()
             else ""))
         if prompt.banner:
             self.say(f"!! {prompt.banner}")
         item = prompt.item
         if item is not None and prompt.kind in ("choice", "numeric", "text"):
-            self.say(item.question)
+            self.say(wrap_lines(item.question, _width()))
             for n, option in enumerate(item.options):
                 self.say(f"  {option_label(n)}  {option}")
             if item.type == "mcq":
@@ -116,7 +132,7 @@ class PlainIO:
         elif prompt.content and prompt.stage == "teach" and prompt.kind == "read":
             self.say(render_markdown(prompt.content, _width()))
         elif prompt.content:
-            self.say(prompt.content)
+            self.say(wrap_lines(prompt.content, _width()))
         if prompt.kind == "error_type":
             for n, name in enumerate(ERROR_TYPES, 1):
                 self.say(f"  {n} {name:<14} {ERROR_TYPE_MEANING[name]}")

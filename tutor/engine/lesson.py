@@ -332,12 +332,13 @@ class LessonScript:
                 a["outcome"] = "correct" if passed else "wrong"
                 self.record("grade", a)
             passed = a["outcome"] == "correct"
-            shown = a["answer"]
+            shown = "I don't know" if a["answer"] == "idk" else a["answer"]
             if item.type == "mcq" and shown.isdigit():
                 shown = f"{int(shown) + 1}. {item.options[int(shown)]}"
+            sureness = (a["confidence"] or "").replace("_", " ")
             verdict = "right" if passed else ("I don't know" if a["outcome"] == "idk" else
                                               "not quite")
-            content = (f"{item.question}\n  You answered: {shown} ({a['confidence']})\n"
+            content = (f"{item.question}\n  You answered: {shown} ({sureness})\n"
                        f"  {verdict}. Reference: {item.reference}")
             outcome = self.gate.grade(self.mid(f"grade:{item.id}"), content, item.to_question(),
                                       graded_answer(item, a["answer"]), passed, item.reference)

@@ -123,6 +123,21 @@ class Curriculum(BaseModel):
     problems: list[Problem]
 
     _by_key: dict[tuple[int, int], Lesson] | None = PrivateAttr(default=None)
+    # set when only some lessons were read (`load_curriculum(path, only=...)`): the rest are
+    # read, all at once, the first time a lesson outside them is asked for
+    _partial: bool = PrivateAttr(default=False)
+
+    @property
+    def partial(self) -> bool:
+        return self._partial
+
+    def complete(self) -> None:
+        """Read every lesson (a no-op when the curriculum was read whole)."""
+        if not self._partial:
+            return
+        full = load_curriculum(self.root)
+        self.phases, self.problems = full.phases, full.problems
+        self._by_key, self._partial = None, False
 
     @property
     def lessons(self) -> list[Lesson]:
@@ -141,6 +156,9 @@ class Curriculum(BaseModel):
         relative to the current directory or to the root), or its slug (`08-optimization`)."""
         text = str(ref).strip()
         found = self._find(text) if text else []
+        if not found and self._partial:
+            self.complete()
+            found = self._find(text) if text else []
         if len(found) == 1:
             return found[0]
         if len(found) > 1:
@@ -153,6 +171,7 @@ class Curriculum(BaseModel):
     def next_lesson(self, after_id: str | None) -> Lesson | None:
         """The lesson after `after_id` in curriculum order (the first one for None); None after
         the last lesson."""
+        self.complete()
         lessons = self.lessons
         if after_id is None:
             return lessons[0] if lessons else None
@@ -230,8 +249,17 @@ class Curriculum(BaseModel):
                 "('P1 L08'), its folder or its slug.")
 
 
-def load_curriculum(path: Path | str) -> Curriculum:
-    """Read a curriculum folder. Raises CurriculumError only when `path` is not a curriculum."""
+def load_curriculum(path: Path | str, only: list[str] | None = None) -> Curriculum:
+    """Read a curriculum folder. Raises CurriculumError only when `path` is not a curriculum.
+
+    With `only` (lesson ids such as `P1 L08`), just those lessons and the lessons their
+    prerequisites name are read; the folder tree is listed but no other lesson's files are
+    opened. The curriculum is then `partial`: asking it for another lesson, or for the next
+    one, reads the rest. A reference that is not an id (a path, a slug) reads everything."""
+    if only:
+        partial = _load_partial(Path(path), only)
+        if partial is not None:
+            return partial
     root = _curriculum_root(Path(path))
     problems: list[Problem] = []
     phases: list[Phase] = []
@@ -249,6 +277,41 @@ def load_curriculum(path: Path | str) -> Curriculum:
                                 "expected lesson folders such as phases/01-basics/01-first-lesson"))
     return Curriculum(root=root, name=_curriculum_name(root), phases=phases,
                       glossary=_load_glossary(root, problems), problems=problems)
+
+
+def _load_partial(path: Path, only: list[str]) -> Curriculum | None:
+    root = _curriculum_root(path)
+    problems: list[Problem] = []
+    folders: dict[tuple[int, int], tuple[Path, Path]] = {}
+    for number, folder in _numbered_folders(root / "phases", root, problems, "phase"):
+        for lesson_number, lesson_folder in _numbered_folders(folder, root, problems, "lesson"):
+            folders.setdefault((number, lesson_number), (folder, lesson_folder))
+    wanted = [parse_lesson_ref(ref) for ref in only]
+    if not all(pair in folders for pair in wanted):
+        return None  # not plain ids of lessons here: the whole read gives the right message
+    loaded: dict[tuple[int, int], Lesson] = {}
+
+    def read(pair: tuple[int, int]) -> Lesson:
+        if pair not in loaded:
+            loaded[pair] = _load_lesson(root, folders[pair][1], pair[0], pair[1], problems)
+        return loaded[pair]
+
+    for pair in wanted:
+        lesson = read(pair)  # type: ignore[arg-type]
+        for pre in parse_prerequisites(lesson.prerequisites_text, lesson.phase):
+            if pre in folders:
+                read(pre)
+    known = {pair: format_lesson_id(*pair) for pair in folders}
+    _resolve_prerequisites(root, list(loaded.values()), problems, known)
+    phases = []
+    for phase_number in sorted({pair[0] for pair in loaded}):
+        folder = next(f for (n, _), (f, _) in folders.items() if n == phase_number)
+        phases.append(Phase(number=phase_number, slug=folder.name, title=_phase_title(folder),
+                            lessons=[loaded[k] for k in sorted(loaded) if k[0] == phase_number]))
+    curriculum = Curriculum(root=root, name=_curriculum_name(root), phases=phases,
+                            glossary=_load_glossary(root, problems), problems=problems)
+    curriculum._partial = True
+    return curriculum
 
 
 def _curriculum_root(path: Path) -> Path:
@@ -401,8 +464,10 @@ def _read_text(path: Path, root: Path, problems: list[Problem], limit: int = MAX
     return text
 
 
-def _resolve_prerequisites(root: Path, lessons: list[Lesson], problems: list[Problem]) -> None:
-    known = {(lesson.phase, lesson.number): lesson.id for lesson in lessons}
+def _resolve_prerequisites(root: Path, lessons: list[Lesson], problems: list[Problem],
+                           known: dict[tuple[int, int], str] | None = None) -> None:
+    if known is None:
+        known = {(lesson.phase, lesson.number): lesson.id for lesson in lessons}
     for lesson in lessons:
         resolved: list[str] = []
         missing: list[str] = []

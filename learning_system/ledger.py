@@ -149,6 +149,16 @@ def mistakes(store: Store, status: str | None = None) -> list[dict[str, Any]]:
     return rows
 
 
+def mistake(store: Store, mistake_id: str) -> dict[str, Any] | None:
+    """One mistake by id, its item decoded; None when there is none."""
+    rows = store.rows("SELECT * FROM mistakes WHERE id = ?", (mistake_id,))
+    if not rows:
+        return None
+    row = rows[0]
+    row["item"] = json.loads(row["item"]) if row["item"] else {}
+    return row
+
+
 def review_mistake(store: Store, mistake_id: str, outcome: Outcome, confidence: Confidence,
                    when: datetime | None = None) -> str:
     """Answering a due mistake again (its options reshuffled). Right on a later day than the
@@ -248,12 +258,16 @@ def review_concept(store: Store, concept_id: str, outcome: Outcome, confidence: 
 def due_queue(store: Store, now: datetime | None = None, limit: int = 50) -> list[DueItem]:
     """Due mistakes first (early retests at the front), then due concepts, oldest due first."""
     at = iso(now)
-    rows = store.execute(
-        "SELECT id, concept_id, next_review, retest_early FROM mistakes "
-        "WHERE status = 'open' AND next_review <= ? "
-        "ORDER BY retest_early DESC, next_review, id LIMIT ?",
-        (at, limit),
-    ).fetchall()
+    rows = []
+    for early in (1, 0):  # each a range scan of idx_mistakes_due, in order, stopping at `limit`
+        rows += store.execute(
+            "SELECT id, concept_id, next_review, retest_early FROM mistakes "
+            "WHERE status = 'open' AND retest_early = ? AND next_review <= ? "
+            "ORDER BY next_review, id LIMIT ?",
+            (early, at, limit - len(rows)),
+        ).fetchall()
+        if len(rows) >= limit:
+            break
     # rows from our own tables: built without re-validation, on the hot path of every review
     items = [DueItem.model_construct(kind="mistake", id=i, concept_id=c, due=d,
                                      retest_early=bool(r)) for i, c, d, r in rows]

@@ -16,14 +16,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from learning_system.errors import LearningSystemError
 from learning_system.text import valid_data, valid_text
 
-SCHEMA_VERSION = 1
+if TYPE_CHECKING:
+    import sqlite_utils
+
+SCHEMA_VERSION = 2
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 # Opening runs `PRAGMA quick_check` when the file is at most this big, or when it was not closed
@@ -149,8 +150,26 @@ def _v1(db: sqlite_utils.Database) -> None:
     )
 
 
-# MIGRATIONS[i] brings a store from version i to version i + 1. Append only.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1]
+def _v2(conn: sqlite3.Connection) -> None:
+    """An index in the due queue's order: open mistakes by early retest, then oldest due."""
+    conn.execute("CREATE INDEX IF NOT EXISTS idx_mistakes_due ON mistakes "
+                 "(status, retest_early, next_review, id)")
+
+
+def _with_sqlite_utils(step: Callable[[sqlite_utils.Database], None]
+                       ) -> Callable[[sqlite3.Connection], None]:
+    """A migration written with sqlite-utils, imported only when that migration runs."""
+    def run(conn: sqlite3.Connection) -> None:
+        import sqlite_utils
+
+        step(sqlite_utils.Database(conn))
+
+    return run
+
+
+# MIGRATIONS[i] brings a store from version i to version i + 1. Append only. Later migrations
+# are plain SQL, so opening a migrated store never imports sqlite-utils.
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_with_sqlite_utils(_v1), _v2]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 
@@ -181,8 +200,14 @@ class Store:
             conn.close()
             raise self._error(exc) from None
         self.conn = conn
-        self.db = sqlite_utils.Database(conn)
         self._migrate()
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """The connection through sqlite-utils (imported on first use, for tools and tests)."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
 
     def _connect(self) -> sqlite3.Connection:
         """The read-write connection, once the file passed its checks; waits out a lock."""
@@ -209,7 +234,7 @@ class Store:
                     raise StoreError(_newer_message(self.path, version))
                 if version == SCHEMA_VERSION:
                     return
-                MIGRATIONS[version](self.db)
+                MIGRATIONS[version](self.conn)
                 c.execute(f"PRAGMA user_version={version + 1}")
 
     def _tell_waiting(self, told: bool) -> bool:
@@ -364,6 +389,12 @@ class Store:
             sql += " AND status = ?"
             params.append(status)
         rows = self.rows(sql + " ORDER BY updated_at DESC, rowid DESC LIMIT 1", tuple(params))
+        return _decode(rows[0], "state") if rows else None
+
+    def latest_unfinished_session(self) -> dict[str, Any] | None:
+        """The latest session not done or abandoned, whatever its curriculum."""
+        rows = self.rows("SELECT * FROM sessions WHERE status NOT IN ('done', 'abandoned') "
+                         "ORDER BY updated_at DESC, rowid DESC LIMIT 1")
         return _decode(rows[0], "state") if rows else None
 
     def append_event(self, session_id: str, seq: int, kind: str, payload: dict[str, Any]) -> bool:

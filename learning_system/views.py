@@ -2,8 +2,10 @@
 
 Every run renders every file from scratch, deterministically: stable ordering and no "generated
 at" time, so running it twice over the same store changes no byte. Text that came from outside
-the program (learner answers, fetched excerpts, taught source text) is written as text: terminal
+the program (learner answers, attributions, fetched excerpts) is written as text: terminal
 escape sequences and control characters are stripped and markdown/HTML structure is escaped.
+Taught text (a lesson's own markdown, gated before it was shown) keeps its markdown and code as
+written; only what is dangerous is made inert (`md_document`).
 """
 
 from __future__ import annotations
@@ -60,6 +62,81 @@ def md_text(text: str) -> str:
 def md_inline(text: str) -> str:
     """Untrusted text on one line (a list item, a table cell, a heading)."""
     return md_text(_WS.sub(" ", strip_terminal(text)).strip())
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?=\s|$)")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_UNSAFE_LINK = re.compile(r"\]\(\s*<?\s*(?:javascript|vbscript|data|file):", re.IGNORECASE)
+
+
+def _inert_inline(line: str) -> str:
+    """One line of markdown outside code: raw HTML and unsafe link targets made text; code
+    spans kept as written."""
+    out, last = [], 0
+    for m in _CODE_SPAN.finditer(line):
+        out.append(_inert_prose(line[last:m.start()]))
+        out.append(m.group(0))
+        last = m.end()
+    out.append(_inert_prose(line[last:]))
+    return "".join(out)
+
+
+_HTML_START = re.compile(r"<(?=[A-Za-z/!?])")
+_ENTITY = re.compile(r"&(?=#?\w+;)")
+
+
+def _inert_prose(text: str) -> str:
+    """Only what would start raw HTML (`<` before a tag name, `/`, `!`, `?`) or an entity is
+    escaped, so `1 < 2` and indented code read as written."""
+    text = _HTML_START.sub("&lt;", _ENTITY.sub("&amp;", text))
+    return _UNSAFE_LINK.sub(lambda m: "\\]\\(" + m.group(0)[2:], text)
+
+
+def md_document(text: str, top: int = 3) -> str:
+    """Taught markdown kept as markdown — headings, lists, tables, links and code with its
+    indentation — with what is dangerous made inert: terminal sequences and control
+    characters stripped, raw HTML written as text, `javascript:`-style link targets escaped.
+    Its headings are moved down so the highest becomes level `top` (at most `######`), so it
+    sits under the page's own headings, and a code fence it leaves open is closed, so it cannot
+    swallow the page."""
+    depth = max(0, top - min(_heading_levels(text), default=top))
+    lines, fence = [], ""
+    for line in strip_terminal(text).split("\n"):
+        m = _FENCE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) \
+                    and not line.strip()[len(m.group(1)):].strip():
+                fence = ""
+            lines.append(line)
+            continue
+        if m:
+            fence = m.group(1)
+            lines.append(line)
+            continue
+        h = _HEADING.match(line)
+        if h:
+            level = min(6, len(h.group(1)) + depth)
+            line = "#" * level + line[h.end():]
+        lines.append(_inert_inline(line))
+    if fence:
+        lines.append(fence)
+    return "\n".join(lines).strip("\n")
+
+
+def _heading_levels(text: str) -> list[int]:
+    levels, fence = [], ""
+    for line in text.split("\n"):
+        m = _FENCE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = ""
+            continue
+        if m:
+            fence = m.group(1)
+        elif h := _HEADING.match(line):
+            levels.append(len(h.group(1)))
+    return levels
 
 
 def md_code(text: str, info: str = "") -> str:
@@ -139,27 +216,43 @@ def render_mistakes(store: Store) -> str:
     open_n = sum(1 for r in rows if r["status"] == "open")
     out += [f"{open_n} open, {len(rows) - open_n} resolved. Open mistakes come first in every "
             "review.", ""]
+    names = {c["id"]: c["name"] for c in store.rows("SELECT id, name FROM concepts")}
     for r in rows:
         item = _json(r["item"])
         question = item.get("question") if isinstance(item, dict) else None
-        where = " · ".join(
-            md_inline(x) for x in (r["concept_id"], r["lesson_id"]) if x
-        )
-        out.append(f"- **{md_inline(r['id'])}**" + (f" — {where}" if where else ""))
-        if isinstance(question, str) and question.strip():
-            out.append(f"  - Question: {md_inline(question)}")
-        out.append(f"  - Error type: {md_inline(r['error_type'] or '') or 'not yet named'}")
+        question = question if isinstance(question, str) and question.strip() else ""
+        concept = names.get(r["concept_id"]) or r["concept_id"] or "a question"
+        heading = md_inline(concept) + (f" — {md_inline(_short(question))}" if question else "")
+        out += [f"## {heading}", ""]
+        if question and _short(question) != question.strip():
+            out.append(f"- Question: {md_inline(question)}")
+        if r["lesson_id"]:
+            out.append(f"- Lesson: {md_inline(r['lesson_id'])}")
+        out.append(f"- Error type: {md_inline(r['error_type'] or '') or 'not yet named'}")
         attribution = md_inline(r["attribution"] or "")
-        out.append(f"  - Your attribution: {attribution or 'not given'}")
+        out.append(f"- Your attribution: {attribution or 'not given'}")
         if r["status"] == "open":
             status = f"open · next review {_day(r['next_review'])}"
             if r["retest_early"]:
                 status += " · early retest"
         else:
             status = f"{md_inline(r['status'] or '')} · {_day(r['resolved_at'])}"
-        out.append(f"  - Status: {status}")
-    out.append("")
+        out.append(f"- Status: {status}")
+        out += [f"- Record: `{_code_span(r['id'])}`", ""]
     return "\n".join(out)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """A question as a heading: its first line, cut at a word near `limit` characters."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    return line[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def _code_span(text: str) -> str:
+    """An id in a code span: no backtick or line break can end it early."""
+    return _WS.sub(" ", strip_terminal(text)).replace("`", "'")
 
 
 def render_learning_records(store: Store) -> str:
@@ -189,7 +282,7 @@ def render_learning_records(store: Store) -> str:
                 f"({md_inline(str(c.get('status')))})"
                 for c in concepts
             ))
-        for label, key in (("Plan", "plan"), ("Taught", "taught")):
+        for label, key in (("Plan", "plan"), ("Taught", "taught"), ("Skipped", "skipped")):
             steps = p.get(key) or []
             if steps:
                 out.append(f"- {label}:")
@@ -211,15 +304,71 @@ def render_session_notes(store: Store) -> str:
     if not rows:
         out += ["No session notes yet.", ""]
         return "\n".join(out)
+    lessons = {r["id"]: r["lesson_id"] for r in store.rows("SELECT id, lesson_id FROM sessions")}
     session = None
     for r in rows:
         if r["session_id"] != session:
             session = r["session_id"]
-            out += [f"## Session {md_inline(session or '')}", ""]
-        out += [f"### {md_inline(r['kind'] or 'note')} ({_day(r['created_at'])})", ""]
-        body = json.dumps(_json(r["body"]), indent=2, sort_keys=True, ensure_ascii=False)
-        out += [md_code(body, "json"), ""]
+            lesson = lessons.get(session or "")
+            out += [f"## {md_inline(lesson) + ' · ' if lesson else ''}session "
+                    f"{md_inline(session or '')}", ""]
+        body = _json(r["body"])
+        out += _note(r["kind"] or "note", body if isinstance(body, dict) else {"note": body},
+                     _day(r["created_at"]))
     return "\n".join(out)
+
+
+def _table(headers: list[str], rows: list[list[Any]]) -> list[str]:
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(md_inline(str(c if c is not None else "")) or "—" for c in row)
+            + " |" for row in rows]
+    return out + [""]
+
+
+def _note(kind: str, body: dict[str, Any], day: str) -> list[str]:
+    """One session note as prose, with a table where it holds rows."""
+    if kind == "prior":
+        rows = [r for r in body.get("hypothesis") or [] if isinstance(r, dict)]
+        out = [f"### Prior ({day})", "", "What the records suggested before the probe (a "
+               "hypothesis; the probe decides):", ""]
+        if not rows:
+            return out + ["No prerequisites to look up.", ""]
+        return out + _table(["prerequisite", "evidence", "plan"], [
+            [r.get("prerequisite"), r.get("evidence"), r.get("plan")] for r in rows])
+    if kind == "verdict" and "strand" in body:
+        strand, verdict = (md_inline(str(body.get(k, ""))) for k in ("strand", "verdict"))
+        out = [f"### Probe verdict ({day})", "", f"{strand}: **{verdict}**", ""]
+        rows = [r for r in body.get("evidence") or [] if isinstance(r, dict)]
+        if rows:
+            out += _table(["item", "answer", "confidence", "outcome", "follow-up"], [
+                [r.get("item"), r.get("answer"), r.get("confidence"), r.get("outcome"),
+                 r.get("follow_up")] for r in rows])
+        return out
+    if kind == "plan":
+        steps = body.get("steps") or []
+        out = [f"### Plan ({day})", ""]
+        if not steps:
+            return out + ["No teaching steps: the quiz came next.", ""]
+        return out + [f"{n}. {md_inline(str(t))}" for n, t in enumerate(steps, 1)] + [""]
+    if kind == "skipped":
+        return [f"### Skipped ({day})", "", f"You skipped the step "
+                f"“{md_inline(str(body.get('step', '')))}”; it is not counted as taught.", ""]
+    if kind == "withheld":
+        return [f"### Withheld ({day})", "", f"A screen was withheld by its gate (code "
+                f"{md_inline(str(body.get('code', '')))}): "
+                f"{md_inline(str(body.get('reason', '')))}", ""]
+    if kind == "claimed_known":
+        return [f"### You said you already know ({day})", "",
+                md_inline(str(body.get("text", ""))), ""]
+    out = [f"### {md_inline(kind.replace('_', ' ').capitalize())} ({day})", ""]
+    for key in sorted(body):
+        if key == "kind":
+            continue
+        value = body[key]
+        text = value if isinstance(value, str) else json.dumps(value, sort_keys=True,
+                                                               ensure_ascii=False)
+        out.append(f"- {md_inline(str(key))}: {md_inline(text)}")
+    return out + [""]
 
 
 def render_knowledge_page(row: dict[str, Any]) -> str:

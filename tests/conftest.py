@@ -26,8 +26,8 @@ def lesson_outcome(tmp_path):
 
     from learning_system import ledger
     from learning_system.ledger import Attempt, Mistake
+    from learning_system.outcome import IngestConcept, PendingIngest, TaughtStep
     from learning_system.store import Store
-    from tutor.engine.ingest import IngestConcept, PendingIngest, TaughtStep
 
     ended = datetime(2025, 3, 4, 10, 0, tzinfo=UTC)
     store = Store(tmp_path / "tutor.db")

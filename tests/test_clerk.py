@@ -9,11 +9,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from learning_system import ledger
+from learning_system.outcome import IngestConcept, TaughtStep
 from learning_system.store import Store
 from tutor.clerk import apply
 from tutor.clerk.concept_type import concept_type
 from tutor.clerk.ingest import IngestResult, ingest, ingest_pending
-from tutor.engine.ingest import IngestConcept, TaughtStep
 from tutor.gates.receipts import Receipt, receipt_id_ok
 
 RECORD_TABLES = ("concepts", "glossary", "learning_records", "knowledge_pages")
@@ -237,7 +237,7 @@ def test_a_killed_process_mid_ingest_leaves_the_old_state(lesson_outcome, tmp_pa
         import os
         from learning_system.store import Store
         from tutor.clerk import apply, ingest
-        from tutor.engine.ingest import PendingIngest
+        from learning_system.outcome import PendingIngest
         store = Store({str(store.path)!r})
         pending = PendingIngest.model_validate(store.ingests()[0]["payload"])
         def die(conn, w, **kw):

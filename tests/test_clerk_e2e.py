@@ -9,11 +9,11 @@ import pytest
 
 from learning_system import ledger
 from learning_system.curriculum import load_curriculum
+from learning_system.outcome import PendingIngest
 from learning_system.store import Store
 from learning_system.views import knowledge_file_name, write_views
 from tutor.clerk.ingest import ingest, ingest_pending
 from tutor.config import builtin_course_path
-from tutor.engine.ingest import PendingIngest
 from tutor.engine.session import Session
 from tutor.engine.turns import Action, Prompt
 
@@ -110,7 +110,11 @@ def test_an_offline_lesson_ingested_shows_in_the_records_and_every_view(finished
     assert "## P1 L02 — Derivatives and the Chain Rule" in views["learning-records.md"]
     lesson_page = views[f"knowledge/{knowledge_file_name('p1l02-derivatives-and-the-chain-rule')}"]
     assert pending.taught[1].title in lesson_page and "## Sources" in lesson_page
-    assert f"## Session {session_id}" in views["session-notes.md"]
+    assert f"## P1 L02 · session {session_id}" in views["session-notes.md"]
+    assert "| prerequisite | evidence | plan |" in views["session-notes.md"]
+    # the lesson's own markdown, code and its indentation kept on the knowledge page
+    assert "\\#" not in lesson_page and "\\`" not in lesson_page
+    assert "```python\n" in lesson_page and "\n    " in lesson_page
 
     # the same outcome again: no byte of the store's data or of the views changes
     before = dump(store)

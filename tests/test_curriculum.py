@@ -438,3 +438,22 @@ def test_random_files_never_break_loading(doc, quiz):
         assert [lesson.id for lesson in curriculum.lessons] == ["P1 L01"]
         assert curriculum.errors == []
         assert curriculum.lesson("p1l1").title
+
+
+def test_only_the_lessons_asked_for_and_their_prerequisites_are_read(tmp_path):
+    from conftest import write_tiny_curriculum
+
+    root = write_tiny_curriculum(tmp_path / "c", [])
+    broken = root / "phases" / "01-basics" / "03-broken"
+    (broken / "docs").mkdir(parents=True)
+    (broken / "docs" / "en.md").write_text("# Broken\n\n**Prerequisites:** None\n")
+    (broken / "quiz.json").write_text("{ not json")
+    part = load_curriculum(root, only=["P1 L02"])
+    assert part.partial and [lesson.id for lesson in part.lessons] == ["P1 L01", "P1 L02"]
+    assert part.lesson("P1 L02").prerequisites == ["P1 L01"]
+    assert not [p for p in part.problems if "03-broken" in p.file]  # never opened
+    full = load_curriculum(root)
+    assert part.lesson("P1 L02") == full.lesson("P1 L02")
+    assert part.next_lesson("P1 L02").id == "P1 L03"  # the rest is read when needed
+    assert not part.partial and [p.file for p in part.problems] == [p.file for p in full.problems]
+    assert load_curriculum(root, only=["02-averages"]).partial is False  # not an id: read whole

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 import pytest
@@ -250,3 +251,50 @@ def test_a_lesson_whose_document_is_missing_still_runs(tmp_path, store):
     seen = run(session)
     assert session.done
     assert any("no teaching text" in p.content for p in seen)
+
+
+def test_a_skipped_step_is_recorded_as_skipped_not_taught(store, course):
+    from learning_system.outcome import PendingIngest
+    from tutor.clerk.ingest import ingest_pending
+
+    session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+    run(session, until=lambda p: p.stage == "teach")
+    skipped = session.prompt.title.split(" · ", 1)[1]
+    session.act(Action(kind="skip"))
+    run(session)
+    assert session.done
+    [row] = store.ingests(status="pending")
+    pending = PendingIngest.model_validate(row["payload"])
+    assert pending.skipped == [skipped]
+    assert skipped not in [t.title for t in pending.taught] and pending.taught
+    [result] = ingest_pending(store)
+    assert result.status == "accepted", result.reasons
+    [record] = store.rows("SELECT payload FROM learning_records")
+    payload = json.loads(record["payload"])
+    assert payload["skipped"] == [skipped] and skipped not in payload["taught"]
+    for page in store.rows("SELECT markdown FROM knowledge_pages"):
+        assert f"## {skipped}\n" not in page["markdown"]
+
+
+def test_each_concept_of_a_lesson_gets_its_own_row_and_schedule(store, course):
+    from learning_system.outcome import PendingIngest
+    from tutor.clerk.ingest import ingest_pending
+
+    session = Session.start(store, course, course.lesson("P1 L01"), offline=True)
+    run(session)
+    [result] = ingest_pending(store)
+    assert result.status == "accepted", result.reasons
+    rows = {c["id"]: c for c in ledger.concepts(store)}
+    names = [c["name"] for c in rows.values()]
+    assert {"The dot product", "Cosine similarity", "Length and unit vectors",
+            "Vectors and Dot Products"} <= set(names)
+    assert len({n.lower().removeprefix("the ") for n in names}) == len(names)  # no twins
+    assert not [n for n in names if n.lower().startswith("where")]
+    assert all(c["next_review"] for c in rows.values())
+    pending = PendingIngest.model_validate(store.ingests()[0]["payload"])
+    evidence = {c.id: c.evidence for c in pending.concepts}
+    dot = next(cid for cid, c in rows.items() if c["name"] == "The dot product")
+    assert evidence[dot], "answers about the dot product count for it"
+    page = store.rows("SELECT markdown FROM knowledge_pages WHERE concept_id = ?", (dot,))
+    assert "### The dot product" in page[0]["markdown"]
+    assert "### Cosine similarity" not in page[0]["markdown"]  # its own part of the step

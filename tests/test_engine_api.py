@@ -144,6 +144,33 @@ def test_typed_input_rules():
     assert any("deviation" in m for _, m in parse.keys_for(err))
 
 
+def test_a_bad_confidence_tag_says_why_and_words_are_tags_too():
+    choice = _prompt("choice", needs_confidence=True)
+    with pytest.raises(InvalidAction, match="`z` is not a confidence tag"):
+        parse.parse(choice, "2 z")
+    with pytest.raises(InvalidAction, match="`maybe` is not a confidence tag"):
+        parse.with_confidence(Action(kind="answer", value="1"), "maybe")
+    assert parse.parse(choice, "2 sure").confidence == "sure"
+    assert parse.parse(choice, "b no idea").confidence == "no_idea"
+    numeric = _prompt("numeric", needs_confidence=True)
+    with pytest.raises(InvalidAction, match="`q` is not a confidence tag"):
+        parse.parse(numeric, "6 q")
+    with pytest.raises(InvalidAction, match="kept up to 2,000 characters"):
+        parse.attribution("x" * 2001)
+
+
+def test_feynman_questions_and_answers_read_as_the_learner_gave_them():
+    from tutor.engine.items import Presented
+    from tutor.engine.lesson import FEYNMAN_RUBRIC, feynman_question, shown_answer
+
+    assert [feynman_question(r).split()[:3] for r in FEYNMAN_RUBRIC] == [
+        ["Does", "it", "say"], ["Does", "it", "say"], ["Does", "it", "say"],
+        ["Does", "it", "give"]]
+    item = Presented(id="q", lesson_id="P1 L01", type="mcq", question="?", options=list("abcd"),
+                     correct_index=0, reference="", bloom="remember", stage="pre")
+    assert shown_answer(item, "0") == "option 1" and shown_answer(item, "idk") == "I don't know"
+
+
 def test_text_answer_p_is_refused_but_slash_p_pauses():
     text = _prompt("text", needs_confidence=True)
     with pytest.raises(InvalidAction):

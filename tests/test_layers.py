@@ -43,6 +43,15 @@ def test_engine_does_not_import_a_front_end():
                                                        "tutor.commands"))], path
 
 
+def test_the_clerk_and_the_engine_share_the_lesson_outcome_without_importing_each_other():
+    for path, names in imported_modules(ROOT / "tutor" / "clerk").items():
+        assert not [n for n in names if n.startswith("tutor.engine")], path
+    for path, names in imported_modules(ROOT / "tutor" / "engine").items():
+        if path.endswith("runner.py"):  # hands a finished lesson to the Clerk, lazily
+            continue
+        assert not [n for n in names if n.startswith("tutor.clerk")], path
+
+
 def test_cold_start_of_the_cli_imports_nothing_heavy():
     code = ("import sys; from tutor.cli import build_parser; build_parser(); "
             "print(sorted(m for m in ('openai', 'textual', 'httpx2', 'trafilatura', 'fsrs', "

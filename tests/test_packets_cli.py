@@ -4,6 +4,7 @@ error is one line and exit 2."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from packet_course import write_packet_course
@@ -230,7 +231,7 @@ def test_expand_runs_offline_through_the_gate(course, tmp_path, capsys):
         "--json",
     )
     assert code == 0, err
-    packet = json.loads(open(json.loads(out)["packet_path"]).read())
+    packet = json.loads(Path(json.loads(out)["packet_path"]).read_text())
     sections = packet["body"]["generated_sections"]
     assert sections and {s["verifier"] for s in sections} == {"offline"}
     assert all(s["receipt_id"].startswith("rcpt-") for s in sections)

@@ -55,8 +55,19 @@ class Learner:
         self.transcript += rest
         assert self.proc.wait(timeout=30) == 0
         err = self.stderr = self.proc.stderr.read().decode(errors="replace")
+        self.close()
         assert "Traceback" not in err and "Traceback" not in self.transcript, err
         return rest
+
+    def kill(self) -> None:
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        self.close()
+
+    def close(self) -> None:
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if pipe and not pipe.closed:
+                pipe.close()
 
 
 def reply(screen: str, wrong: bool) -> str:
@@ -121,8 +132,7 @@ def test_sigkill_mid_teach_resumes_at_the_same_step_with_no_answer_lost(tmp_path
     step = re.search(r"Step 2/\d+ · [^\n(]+", screen).group(0).strip()
     with Store(tmp_path / "tutor.db") as store:
         before = sorted(r["id"] for r in store.rows("SELECT id FROM attempts"))
-    os.kill(learner.proc.pid, signal.SIGKILL)
-    learner.proc.wait()
+    learner.kill()
     assert before
 
     again = Learner(tmp_path, "continue", "--plain", "--offline")
@@ -171,3 +181,115 @@ def test_escape_sequences_in_shown_text_are_inert():
     text = out.getvalue()
     assert "\x1b" not in text and "\x07" not in text
     assert "red alert" in text and "link" in text
+
+
+def test_free_recall_text_is_saved_before_its_confidence_and_offered_back(tmp_path):
+    """kill -9 at the confidence prompt loses no typed text: it is in the store at once, and
+    the resumed lesson offers it back to be tagged."""
+    learner = Learner(tmp_path, "continue", "--plain", "--offline")
+    screen = drive_until(learner, r"your answer \(x: I don't know", wrong=False)
+    words = "a dot product multiplies matching parts and adds them up"
+    learner.send(words)
+    assert learner.read_prompt().rstrip().endswith("confidence (s sure, h hunch, n no idea):")
+    learner.send("z")  # a bad tag says why
+    assert "`z` is not a confidence tag" in learner.read_prompt()
+    learner.kill()
+    with Store(tmp_path / "tutor.db") as store:
+        [session] = store.rows("SELECT id FROM sessions")
+        held = [e for e in store.events(session["id"]) if e["kind"] == "held"]
+        assert held and held[-1]["payload"]["action"]["text"] == words
+
+    again = Learner(tmp_path, "continue", "--plain", "--offline")
+    screen = again.read_prompt()
+    assert f"Your answer, saved before the pause: {words}" in screen
+    again.send("h")
+    again.read_prompt()
+    again.finish()
+    with Store(tmp_path / "tutor.db") as store:
+        [row] = [a for a in ledger.attempts(store) if a["answer"] == words]
+        assert row["confidence"] == "hunch"
+
+
+def test_teaching_text_is_rendered_for_a_terminal():
+    import io
+
+    from tutor.engine.turns import Prompt
+    from tutor.plain import PlainIO
+
+    words = " ".join(["multiply-and-add"] * 30)
+    content = (f"[source: primary §The Concept]\n\n### The dot product\n\n{words}\n\n"
+               "```python\ndef dot(a, b):\n    return sum(x * y for x, y in zip(a, b))\n```\n"
+               "\n- **bold** item\n")
+    out = io.StringIO()
+    PlainIO(io.StringIO(), out).show(Prompt(kind="read", message_id="m", stage="teach",
+                                            title="Step 1/2 · The Concept", position="step 1/2",
+                                            content=content))
+    text = out.getvalue()
+    lines = text.splitlines()
+    assert "### The dot product" in lines
+    assert all(len(line) <= 100 for line in lines)
+    prose = [line for line in lines if "multiply-and-add" in line]
+    assert len(prose) > 1 and all(line.split() and set(line.split()) == {"multiply-and-add"}
+                                  for line in prose)  # wrapped at words, never inside one
+    assert any(line.strip() == "def dot(a, b):" for line in lines)
+    assert any(line.startswith("     return sum(") for line in lines)  # indentation kept
+    assert "**" not in text and "```" not in text and "bold item" in text
+    assert all(line == line.rstrip() for line in lines)
+
+
+def test_a_lesson_started_with_curriculum_is_resumed_by_the_printed_command(tmp_path):
+    import json
+
+    from conftest import write_tiny_curriculum
+
+    course = write_tiny_curriculum(tmp_path / "course", [])
+    home = tmp_path / "home"
+    first = Learner(home, "continue", "--plain", "--offline", "--curriculum", str(course))
+    assert "Counting Things" in first.read_prompt()
+    tail = first.finish()
+    command = re.search(r"run `([^`]+)` to pick up here", tail).group(1)
+    assert command == f"tutor continue --curriculum {course}"
+
+    status = subprocess.run([sys.executable, "-m", "tutor.cli", "status", "--json"],
+                            capture_output=True, text=True, check=True,
+                            env={**os.environ, "TUTOR_HOME": str(home)})
+    data = json.loads(status.stdout)
+    assert data["curriculum"] == str(course) and data["position"]["lesson"] == "P1 L01"
+
+    for args in (command.split()[1:], ["continue"]):  # the printed command, and plain continue
+        again = Learner(home, *args, "--plain", "--offline")
+        screen = again.read_prompt()
+        assert "resuming at" in screen and "Counting Things" in screen, screen
+        again.finish()
+
+
+def test_references_are_read_quietly_with_one_summary_line(tmp_path):
+    from conftest import write_tiny_curriculum
+
+    from tutor.testing.page_server import Page, PageServer
+
+    with PageServer() as pages:
+        good = pages.route("/good", Page.html(
+            "<html><body><article><h1>Averages</h1>" + "".join(
+                f"<p>Paragraph {n}: the mean of a sample adds its values and divides by their "
+                f"count, while the median is the middle value of the sorted sample.</p>"
+                for n in range(12)) + "</article></body></html>"))
+        gone = [pages.route(f"/gone{n}", Page.error(404)) for n in range(3)]
+        course = write_tiny_curriculum(tmp_path / "course", [
+            ("Good", good), *[(f"Gone {n}", url) for n, url in enumerate(gone)]])
+        home = tmp_path / "home"
+        first = Learner(home, "continue", "--plain", "--curriculum", str(course),
+                        "--lesson", "P1 L02")
+        first.read_prompt()
+        first.finish()
+    lines = [line for line in first.stderr.splitlines() if "reference" in line]
+    assert lines == ["3 of 4 references unreachable — teaching from the lesson and 1 reference; "
+                     'details: `tutor scout "P1 L02"`'], first.stderr
+    assert "gone" not in first.stderr  # no line per link
+
+    (home / "settings.toml").write_text("[sources]\nfetch = false\n")
+    off = Learner(home, "continue", "--plain", "--curriculum", str(course), "--lesson",
+                  "P1 L01")
+    off.read_prompt()
+    off.finish()
+    assert "http" not in off.stderr

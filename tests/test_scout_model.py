@@ -66,6 +66,7 @@ async def test_model_notes_are_checked_against_the_sources(tmp_path, pages, stor
         recorder = MemoryRecorder()
         provider = OpenAIProvider(fast_settings(model.base_url), recorder)
         digest = await prepare(lesson, curriculum, store, provider=provider, limits=LIMITS)
+        await provider.aclose()  # its connections belong to this test's loop
         requests = [json.loads(r.body["messages"][-1]["content"]) for r in model.chat_requests]
     external = next(s for s in digest.sources if s.url == url)
     assert external.takeaways == [PAGE]
@@ -92,6 +93,7 @@ async def test_a_failing_model_falls_back_to_derived_notes_with_a_warning(tmp_pa
     with ModelServer(default=Reply.error(500)) as model:
         provider = OpenAIProvider(fast_settings(model.base_url, max_retries=0))
         digest = await prepare(lesson, curriculum, store, provider=provider, limits=LIMITS)
+        await provider.aclose()  # its connections belong to this test's loop
     external = next(s for s in digest.sources if s.url == url)
     assert external.takeaways == [PAGE]  # the page's own lead sentence
     assert any("could not summarise" in w and url in w for w in digest.warnings)
@@ -109,6 +111,7 @@ async def test_an_ungrounded_synthesis_is_replaced_by_the_derived_one(tmp_path, 
     with ModelServer(default=reply) as model:
         provider = OpenAIProvider(fast_settings(model.base_url))
         digest = await prepare(lesson, curriculum, store, provider=provider, limits=LIMITS)
+        await provider.aclose()  # its connections belong to this test's loop
     assert INVENTED not in digest.synthesis
     assert any("dropped the model's synthesis" in w for w in digest.warnings)
 
@@ -119,4 +122,5 @@ async def test_no_model_is_asked_offline_or_without_one(tmp_path, pages, store):
         provider = OpenAIProvider(fast_settings(model.base_url))
         await prepare(lesson, curriculum, store, provider=provider, offline=True, limits=LIMITS)
         await prepare(lesson, curriculum, store, provider=OfflineProvider(), limits=LIMITS)
+        await provider.aclose()
         assert model.chat_requests == []

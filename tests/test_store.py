@@ -97,6 +97,7 @@ def test_sigkill_loses_no_returned_attempt_and_retry_adds_nothing(tmp_path):
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     acknowledged += [line.strip() for line in proc.stdout.read().splitlines() if line.strip()]
+    proc.stdout.close()
     assert len(acknowledged) >= 200
     with Store(path) as s:
         ids = [r["id"] for r in s.rows("SELECT id FROM attempts")]
@@ -177,3 +178,37 @@ def test_a_pending_answer_is_graded_once_and_ignored_by_mastery(store):
     assert ledger.grade_attempt(store, "p", "wrong") is True
     assert ledger.grade_attempt(store, "p", "correct") is False
     assert [a["outcome"] for a in ledger.attempts(store)] == ["wrong"]
+
+
+def test_a_v1_store_migrates_to_the_due_queue_index_and_reopens_without_sqlite_utils(tmp_path):
+    from learning_system.store import MIGRATIONS
+
+    path = tmp_path / "tutor.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    MIGRATIONS[0](conn)  # a store as version 1 left it
+    conn.execute("PRAGMA user_version=1")
+    conn.close()
+    with Store(path) as s:
+        assert s.schema_version == SCHEMA_VERSION == 2
+        plan = s.execute(
+            "EXPLAIN QUERY PLAN SELECT id FROM mistakes WHERE status = 'open' AND "
+            "retest_early = 1 AND next_review <= '9' ORDER BY next_review, id LIMIT 50"
+        ).fetchall()
+        assert "INDEX idx_mistakes_due" in str(plan) and "TEMP B-TREE" not in str(plan)
+    code = ("import sys; from learning_system.store import Store; "
+            f"Store({str(path)!r}).close(); print('sqlite_utils' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "False"
+
+
+def test_due_queue_order_holds_across_early_retests(store):
+    now = datetime.now(UTC)
+    for n, (early, hours) in enumerate([(0, 5), (1, 1), (0, 9), (1, 7)]):
+        ledger.record_mistake(store, Mistake(id=f"m{n}", attempt_id=f"a{n}", concept_id="c",
+                                             retest_early=bool(early)),
+                              when=now - timedelta(hours=hours))
+    ids = [d.id for d in ledger.due_queue(store, now + timedelta(seconds=1))]
+    assert ids == ["m3", "m1", "m2", "m0"]
+    assert [d.id for d in ledger.due_queue(store, now + timedelta(seconds=1), limit=3)] == \
+        ["m3", "m1", "m2"]

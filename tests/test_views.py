@@ -14,6 +14,7 @@ from learning_system.views import (
     ViewsError,
     knowledge_file_name,
     md_code,
+    md_document,
     md_inline,
     md_text,
     render_views,
@@ -102,7 +103,8 @@ def test_views_show_every_record(ingested, tmp_path):
     assert "## Sources" in page and "- https://example.org/norms" in page
 
     notes = (out / "session-notes.md").read_text()
-    assert "## Session s1" in notes and '"norms": "unknown"' in notes
+    assert "## session s1" in notes and "- norms: unknown" in notes
+    assert "{" not in notes and '"' not in notes  # prose and tables, not JSON
 
 
 def test_a_second_run_changes_no_byte_and_touches_no_file(ingested, tmp_path):
@@ -171,12 +173,36 @@ def test_hostile_text_is_inert_in_every_view(lesson_outcome, tmp_path):
     for rel, text in hostile.items():
         assert "\x1b" not in text and "\x9b" not in text and "\x07" not in text, rel
         assert "\u202e" not in text, rel
+        if rel.startswith("knowledge/"):
+            continue  # taught text keeps its markdown: checked below
         assert structure(text) == structure(plain[rel]), rel
     page = hostile["knowledge/p1l01-vector-norm.md"]
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page  # written as text, not dropped
+    found = tokens(page)
+    assert not [t for t in found if t.type.startswith("html")]  # no raw HTML at all
+    assert all(not (t.attrs.get("href") or "").startswith("javascript")
+               for t in found if t.type == "link_open")
+    # the hostile text opened a fence: its HTML is shown as code, and the fence is closed
+    assert any("<script>alert(1)</script>" in t.content for t in found if t.type == "fence")
     assert "owned title" not in page and "2J" not in page and "red" in page  # sequences gone
-    notes = [t for t in tokens(hostile["session-notes.md"]) if t.type == "fence"]
-    assert any("<script>" in t.content for t in notes)  # JSON in a fence it cannot close
+    # the taught text sits under the page's headings and cannot swallow what follows it
+    levels = [t.tag for t in found if t.type == "heading_open"]
+    assert levels[0] == "h1" and "h3" in levels and levels[-1] == "h2"
+    assert page.rstrip().endswith("- https://example.org/norms")
+    assert structure(page)[-6:] == structure(plain["knowledge/p1l01-vector-norm.md"])[-6:]
+
+
+def test_knowledge_pages_keep_the_lessons_markdown_and_code():
+    taught = ("# The dot product\n\nMultiply **pairwise**, then add: `a < b` stays.\n\n"
+              "- one\n- two\n\n```python\ndef dot(a, b):\n    return sum(x * y for x, y in "
+              "zip(a, b))\n```\n\n    if a < b and c & d:\n        pass\n")
+    page = md_document(taught)
+    assert page.startswith("### The dot product\n")
+    assert "Multiply **pairwise**" in page and "`a < b`" in page and "- one\n- two" in page
+    assert "def dot(a, b):\n    return sum(" in page  # indentation kept
+    assert "    if a < b and c & d:\n        pass" in page
+    kinds = structure(page)
+    assert "fence:code" in kinds and "code_block:code" in kinds and "bullet_list_open:ul" in kinds
+    assert md_document("```\nnever closed") == "```\nnever closed\n```"
 
 
 def test_markdown_helpers():
@@ -204,6 +230,12 @@ def _seed(home, lesson_outcome):
     store.conn.execute(f"VACUUM INTO '{home / 'tutor.db'}'")
 
 
+def test_tutor_ingest_on_a_fresh_home_says_no_lesson_is_finished(home, capsys):
+    assert main(["ingest"]) == 0
+    out = capsys.readouterr().out
+    assert "no lesson is finished" in out and "already in your records" not in out
+
+
 def test_tutor_ingest_then_views(home, lesson_outcome, capsys):
     _seed(home, lesson_outcome)
     assert main(["ingest"]) == 0
@@ -211,7 +243,7 @@ def test_tutor_ingest_then_views(home, lesson_outcome, capsys):
     assert main(["ingest", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == []
     assert main(["ingest"]) == 0
-    assert "Nothing to ingest" in capsys.readouterr().out
+    assert "every finished lesson is already in your records" in capsys.readouterr().out
 
     assert main(["views"]) == 0
     printed = capsys.readouterr().out.split()

@@ -28,3 +28,29 @@ def store_path() -> Path:
 
 def builtin_course_path() -> Path:
     return Path(__file__).resolve().parent.parent / "learning_system" / "courses" / "builtin"
+
+
+def fetch_references() -> bool:
+    """Whether a new lesson reads its external references (its Further Reading) live:
+    `TUTOR_REFERENCES=off` (or `on`) in the environment, else `fetch = false` under
+    `[sources]` in settings.toml in the tutor home, else on. `--offline` skips them too."""
+    env = os.environ.get("TUTOR_REFERENCES", "").strip().lower()
+    if env in ("off", "0", "false", "no"):
+        return False
+    if env in ("on", "1", "true", "yes"):
+        return True
+    path = tutor_home() / "settings.toml"
+    if not path.is_file():
+        return True
+    import tomllib
+
+    from tutor.errors import TutorError
+
+    try:
+        section = tomllib.loads(path.read_text(encoding="utf-8")).get("sources", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise TutorError(f"cannot read {path}: {exc}; fix or remove the file") from None
+    value = section.get("fetch", True) if isinstance(section, dict) else True
+    if not isinstance(value, bool):
+        raise TutorError(f"{path}: [sources] fetch must be true or false")
+    return value

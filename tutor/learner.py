@@ -45,12 +45,37 @@ def curriculum_path(store: Store, override: str | Path | None = None) -> Path:
     return Path(chosen) if chosen else builtin_course_path()
 
 
-def load(path: Path):
-    """Load a curriculum or explain, in one line, why it cannot be used."""
+def continue_path(store: Store, override: str | Path | None = None,
+                  lesson_ref: str | None = None) -> Path:
+    """The curriculum `tutor continue` opens: the command's --curriculum; else, when no lesson
+    is asked for, the curriculum of the latest unfinished session (whichever curriculum it was
+    started with, so a lesson begun with --curriculum is never stranded); else the chosen one."""
+    if override or lesson_ref:
+        return curriculum_path(store, override)
+    latest = store.latest_unfinished_session()
+    if latest and latest["curriculum"] and Path(latest["curriculum"]).is_dir():
+        return Path(latest["curriculum"])
+    return curriculum_path(store)
+
+
+def lessons_for_continue(store: Store, root: Path, lesson_ref: str | None) -> list[str] | None:
+    """The lessons `tutor continue` needs read first: the one asked for, else the unfinished
+    session's; None (read everything) when the next lesson has to be found."""
+    if lesson_ref:
+        return [lesson_ref]
+    latest = store.latest_session(curriculum=str(root))
+    if latest and latest["status"] not in ("done", "abandoned"):
+        return [latest["lesson_id"]]
+    return None
+
+
+def load(path: Path, only: list[str] | None = None):
+    """Load a curriculum or explain, in one line, why it cannot be used. With `only` (lesson
+    ids), read just those lessons and their prerequisites; the rest are read when asked for."""
     from learning_system.curriculum import CurriculumError, load_curriculum
 
     try:
-        curriculum = load_curriculum(path)
+        curriculum = load_curriculum(path, only=only)
     except CurriculumError as exc:
         raise TutorError(str(exc)) from None
     if curriculum.errors:

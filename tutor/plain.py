@@ -7,6 +7,7 @@ lines through `tutor.engine.parse`, the same reading the app uses."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 from learning_system.terminal import strip_terminal
@@ -21,11 +22,64 @@ class Paused(Exception):
     """The learner paused (or input ended)."""
 
 
+def render_markdown(text: str, width: int) -> str:
+    """Markdown as plain text for a terminal: wrapped at words, code blocks kept with their
+    indentation, headings marked `##`, no colour or escape codes (Rich, without a terminal)."""
+    import io
+
+    from rich.console import Console
+    from rich.markdown import Heading, Markdown
+    from rich.text import Text
+
+    class _Heading(Heading):
+        def __rich_console__(self, console, options):
+            yield Text("#" * int(self.tag[1:]) + " ") + self.text
+
+    class _Markdown(Markdown):
+        elements = {**Markdown.elements, "heading_open": _Heading}
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, color_system=None, force_terminal=False,
+                      no_color=True, highlight=False, emoji=False, markup=False)
+    console.print(_Markdown(strip_terminal(text), hyperlinks=False))
+    return "\n".join(line.rstrip() for line in buf.getvalue().strip("\n").split("\n"))
+
+
+def wrap_lines(text: str, width: int) -> str:
+    """Each line longer than `width` wrapped at words, its continuation indented under it;
+    shorter lines (tables, lists) as they are."""
+    import textwrap
+
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        lead = line[: len(line) - len(line.lstrip())]
+        out += textwrap.wrap(line, width, initial_indent="", subsequent_indent=lead + "  ",
+                             break_long_words=False, break_on_hyphens=False) or [line]
+    return "\n".join(out)
+
+
+def _width() -> int:
+    import shutil
+
+    return max(40, min(100, shutil.get_terminal_size((80, 24)).columns - 1))
+
+
 class PlainIO:
     def __init__(self, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
         self.count = 0
+        # line editing and history when a person types at a terminal
+        self.editing = self.stdin is sys.stdin and self.stdout is sys.stdout and \
+            _isatty(self.stdin) and _isatty(self.stdout)
+        if self.editing:
+            try:
+                import readline  # noqa: F401  (input() gains editing and history)
+            except ImportError:
+                self.editing = False
 
     def say(self, text: str = "") -> None:
         """Print a line. Curriculum text, fetched excerpts and the learner's own words all pass
@@ -34,7 +88,14 @@ class PlainIO:
         self.stdout.flush()
 
     def ask(self, label: str) -> str:
-        """One line of input; end of input pauses."""
+        """One line of input (with line editing and history at a terminal); end of input
+        pauses."""
+        if self.editing:
+            try:
+                return input(label)
+            except EOFError:
+                self.say()
+                raise Paused from None
         self.stdout.write(label)
         self.stdout.flush()
         line = self.stdin.readline()
@@ -51,13 +112,14 @@ class PlainIO:
         self.count += 1
         self.say()
         self.say(f"[{self.count}] {prompt.title}" + (
-            f"  ({prompt.position})" if prompt.position and prompt.position not in prompt.title
+            f"  ({prompt.position})" if prompt.position
+            and prompt.position.split(" · ")[-1].lower() not in prompt.title.lower()
             else ""))
         if prompt.banner:
             self.say(f"!! {prompt.banner}")
         item = prompt.item
         if item is not None and prompt.kind in ("choice", "numeric", "text"):
-            self.say(item.question)
+            self.say(wrap_lines(item.question, _width()))
             for n, option in enumerate(item.options):
                 self.say(f"  {option_label(n)}  {option}")
             if item.type == "mcq":
@@ -67,8 +129,10 @@ class PlainIO:
                          "know).")
             else:
                 self.say("  Answer in your own words (x: I don't know).")
+        elif prompt.content and prompt.stage == "teach" and prompt.kind == "read":
+            self.say(render_markdown(prompt.content, _width()))
         elif prompt.content:
-            self.say(prompt.content)
+            self.say(wrap_lines(prompt.content, _width()))
         if prompt.kind == "error_type":
             for n, name in enumerate(ERROR_TYPES, 1):
                 self.say(f"  {n} {name:<14} {ERROR_TYPE_MEANING[name]}")
@@ -105,25 +169,50 @@ def _label(prompt: Prompt) -> str:
     return "> "
 
 
-def read_action(io: PlainIO, prompt: Prompt) -> Action:
-    """Ask until the learner gives an action that fits this prompt. Raises Paused."""
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def read_action(io: PlainIO, prompt: Prompt, hold: Callable[[Action], None] | None = None,
+                held: Action | None = None) -> Action:
+    """Ask until the learner gives an action that fits this prompt. Raises Paused.
+
+    Typed text that still needs its confidence tag is handed to `hold` (saved at once) before
+    the tag is asked for; `held` is such text saved before a pause, offered back first."""
     while True:
         try:
-            parsed = parse.parse(prompt, io.ask(_label(prompt)))
+            if held is not None:
+                io.say(f"Your answer, saved before the pause: {held.text}")
+                raw = io.ask("confidence for it (s sure, h hunch, n no idea), or a new answer"
+                             " > ")
+                parsed = (parse.with_confidence(held, raw) if parse.confidence_of(raw)
+                          else parse.parse(prompt, raw))
+                held = None
+            else:
+                parsed = parse.parse(prompt, io.ask(_label(prompt)))
             if isinstance(parsed, Command):
                 if parsed.kind == "pause":
                     raise Paused
                 io.help(prompt)
                 continue
+            if hold is not None and parsed.kind == "text" and parse.wants_confidence(
+                    prompt, parsed):
+                hold(parsed)  # the typed text is in the store before the tag is asked for
             while parse.wants_confidence(prompt, parsed):
                 try:
                     parsed = parse.with_confidence(
                         parsed, io.ask("confidence (s sure, h hunch, n no idea): "))
                 except InvalidAction as exc:
                     io.say(f"  {exc}")
-            if parsed.kind == "error_type" and not parsed.text:
-                parsed = parsed.model_copy(update={
-                    "text": io.ask("in your words, what happened? > ").strip()[:2000]})
+            while parsed.kind == "error_type" and not parsed.text:
+                try:
+                    parsed = parsed.model_copy(update={"text": parse.attribution(
+                        io.ask("in your words, what happened? > "))})
+                except InvalidAction as exc:
+                    io.say(f"  {exc}")
             if parsed.kind == "claim" and prompt.kind != "read":
                 io.say("  Noted. The probe still checks it: answer the question too.")
             return parsed
@@ -138,8 +227,11 @@ def drive(io: PlainIO, session: TutorSession) -> Prompt:
         io.show(prompt)
         if prompt.kind == "done":
             return prompt
+        hold = getattr(session, "hold", None)
+        held = getattr(session, "held", None)
         while True:
-            action = read_action(io, prompt)
+            action = read_action(io, prompt, hold, held)
+            held = None
             try:
                 prompt = session.act(action)
                 break

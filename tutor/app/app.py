@@ -52,7 +52,8 @@ class TutorApp(App[int]):
     def curriculum_root(self) -> Path:
         from tutor import learner
 
-        return learner.curriculum_path(self.store, self.curriculum_override)
+        # a lesson started with --curriculum is resumed in its own curriculum
+        return learner.continue_path(self.store, self.curriculum_override, self.lesson_ref)
 
     def load_curriculum(self):
         """The curriculum, read once (from whichever worker asks first)."""

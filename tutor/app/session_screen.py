@@ -377,6 +377,8 @@ class SessionScreen(Screen[None]):
             if options:
                 options.first(OptionList).highlighted = int(parsed.value)
         if parse.wants_confidence(self.prompt, parsed):
+            if parsed.kind == "text" and self.session is not None:
+                self.session.hold(parsed)  # typed text saved before its confidence is given
             self.pending = parsed
             self.query_one("#confidence", Static).update(safe(CONFIDENCE_LINE, "bold"))
             self.query_one("#body", VerticalScroll).focus()
@@ -410,7 +412,8 @@ class SessionScreen(Screen[None]):
                 if self.pending is None:
                     self.notify("choose the kind of slip first: 1-4", severity="warning")
                     return
-                self._act(self.pending.model_copy(update={"text": event.value.strip()[:2000]}))
+                self._act(self.pending.model_copy(update={
+                    "text": parse.attribution(event.value)}))  # too long: refused, not cut
                 return
             self._pick(parse.parse(p, event.value))
         except InvalidAction as exc:

@@ -13,10 +13,10 @@ from pathlib import PurePath
 from typing import Any
 
 from learning_system import scheduling
+from learning_system.outcome import IngestConcept, PendingIngest
 from learning_system.store import Store
 from tutor.clerk.concept_type import concept_type
 from tutor.clerk.knowledge import build_page, page_sources, steps_for
-from tutor.engine.ingest import IngestConcept, PendingIngest
 
 Write = dict[str, Any]
 KINDS = ("concept", "glossary", "learning_record", "knowledge_page")
@@ -169,6 +169,7 @@ def learning_record_write(pending: PendingIngest, concept_writes: dict[str, Writ
         "verdict": dict(sorted(pending.verdict.items())),
         "plan": list(pending.plan),
         "taught": [s.title or s.step_id for s in pending.taught],
+        **({"skipped": list(pending.skipped)} if pending.skipped else {}),
         "concepts": [
             {"id": w["id"], "name": w["name"], "status": w["status"], "type": w["type"]}
             for w in concept_writes.values()

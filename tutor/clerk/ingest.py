@@ -17,11 +17,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from learning_system.outcome import PendingIngest
 from learning_system.store import Store, iso, utcnow
 from tutor.clerk.apply import apply_writes
 from tutor.clerk.batch import KINDS, Write, build_writes, lesson_end
 from tutor.clerk.review import review
-from tutor.engine.ingest import PendingIngest
 from tutor.gates.audit import save_receipt
 from tutor.gates.envelopes import ReviewEnvelope
 from tutor.gates.receipts import Receipt

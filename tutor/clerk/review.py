@@ -5,13 +5,13 @@ local gate checker's decision."""
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from learning_system.outcome import PendingIngest
 from learning_system.store import Store
-from tutor.engine.ingest import PendingIngest
+from tutor import aio
 from tutor.gates import offline_verifier
 from tutor.gates.checker import Block, check_turn
 from tutor.gates.digest_view import GateDigest
@@ -103,16 +103,6 @@ def precheck(store: Store, pending: PendingIngest) -> list[Problem]:
     return problems
 
 
-def _run(coro: Any) -> Any:
-    """Run a coroutine to its end from sync code, inside a running event loop or not."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
-
-
 def verify(envelope: ReviewEnvelope, provider: Any = None) -> tuple[Verdict, str]:
     """The verdict and who gave it: `model`, `offline` (deterministic) or `none` (a model
     verifier that could not run: UNVERIFIED)."""
@@ -121,7 +111,7 @@ def verify(envelope: ReviewEnvelope, provider: Any = None) -> tuple[Verdict, str
     try:
         verdict = provider.verify(envelope)
         if asyncio.iscoroutine(verdict):
-            verdict = _run(verdict)
+            verdict = aio.run(verdict, provider)
     except Exception as exc:  # the verifier could not run: UNVERIFIED, never a pass
         return offline_verifier.unverified(envelope, f"the review verifier failed: {exc}"), "none"
     if not isinstance(verdict, ReviewVerdict):

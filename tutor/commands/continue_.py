@@ -38,13 +38,14 @@ def run_plain(args: argparse.Namespace) -> int:
     from tutor import learner
     from tutor.engine.progress import Activity
     from tutor.engine.runner import after_lesson, open_session
+    from tutor.engine.sources import sources_summary
     from tutor.plain import Paused, PlainIO, drive
 
     io = PlainIO()
     with learner.open_store() as store:
-        curriculum = learner.load(learner.curriculum_path(store, args.curriculum))
-        activity = Activity(lambda p: print(p.what, file=sys.stderr) if p.what.startswith(
-            "sources: ") else None)
+        path = learner.continue_path(store, args.curriculum, args.lesson)
+        curriculum = learner.load(path, learner.lessons_for_continue(store, path, args.lesson))
+        activity = Activity()  # references are read quietly: one summary line below
         session = open_session(store, curriculum, lesson_ref=args.lesson, offline=args.offline,
                                progress=lambda line: print(line, file=sys.stderr),
                                activity=activity, take_over=args.take_over)
@@ -53,12 +54,15 @@ def run_plain(args: argparse.Namespace) -> int:
             return 0
         io.say(f"{curriculum.name} · {session.title}"
                + (f" · resuming at {session.prompt.position}" if session.resumed else ""))
+        summary = None if session.resumed else sources_summary(session.digest, session.lesson.id)
+        if summary:
+            print(summary, file=sys.stderr)
         try:
             drive(io, session)
         except Paused:
             session.pause()
             io.say(f"Paused at {session.prompt.position}. Everything you answered is saved; "
-                   "run `tutor continue` to pick up here.")
+                   f"run `{resume_command(store, curriculum.root)}` to pick up here.")
             return 0
         finally:
             session.close()
@@ -66,3 +70,16 @@ def run_plain(args: argparse.Namespace) -> int:
             io.say(line)
         io.say("Run `tutor continue` for the next lesson, `tutor review` when answers come due.")
     return 0
+
+
+def resume_command(store, root) -> str:
+    """The command that comes back to this session: `tutor continue` resumes the latest
+    unfinished session whatever its curriculum; the curriculum is named when it is not the
+    learner's chosen one, so the command also works after another lesson was started."""
+    import shlex
+
+    from tutor import learner
+
+    if learner.curriculum_path(store) == root:
+        return "tutor continue"
+    return f"tutor continue --curriculum {shlex.quote(str(root))}"

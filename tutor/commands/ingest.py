@@ -27,6 +27,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with learner.open_store() as store:
             results = ingest_pending(store, provider=provider)
+            finished = bool(store.ingests())
     finally:
         _close(provider)
     if args.json:
@@ -34,7 +35,11 @@ def run(args: argparse.Namespace) -> int:
                          indent=2))
         return 0
     if not results:
-        print("Nothing to ingest: every finished lesson is already in your records.")
+        if finished:
+            print("Nothing to ingest: every finished lesson is already in your records.")
+        else:
+            print("Nothing to ingest yet: no lesson is finished. Lessons go into your records "
+                  "when they end (`tutor continue`).")
         return 0
     for r in results:
         lesson, ingest_id = strip_terminal(r.lesson_id), strip_terminal(r.ingest_id)

@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
 
     with learner.open_store() as store:
         path = learner.curriculum_path(store, args.curriculum)
-        curriculum = learner.load(path)
+        curriculum = learner.load(path, only=[args.lesson])  # that lesson and its prerequisites
         try:
             lesson = curriculum.lesson(args.lesson)
         except LookupError as exc:

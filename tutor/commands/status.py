@@ -19,10 +19,13 @@ def collect() -> dict:
     from tutor import learner
 
     with learner.open_store() as store:
-        session = store.latest_session()
+        session = store.latest_unfinished_session() or store.latest_session()
+        chosen = str(learner.curriculum_path(store))
         return {
             "store": str(store.path),
-            "curriculum": str(learner.curriculum_path(store)),
+            # the curriculum of the position shown; the chosen one when nothing is started
+            "curriculum": session["curriculum"] if session and session["curriculum"] else chosen,
+            "default_curriculum": chosen,
             "position": None if session is None else {
                 "lesson": session["lesson_id"], "status": session["status"],
                 "where": session["position"],
@@ -40,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     pos = data["position"]
     print(f"Curriculum: {data['curriculum']}")
+    if data["default_curriculum"] != data["curriculum"]:
+        print(f"            (your chosen curriculum: {data['default_curriculum']})")
     if pos is None:
         where = "not started — run `tutor continue`"
     elif pos["status"] == "done":

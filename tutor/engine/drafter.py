@@ -4,13 +4,13 @@ boundaries rarely wait on the model. Everything made here is then gated."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tutor import aio
 from tutor.gates.text import normalise
 
 _DOING = {
@@ -76,8 +76,8 @@ class Drafter:
                 return None
             self.activity.report(_DOING.get(purpose, "asking the model"))
         try:
-            return asyncio.run(self.provider.structured(skill=skill, data=data, schema=schema,
-                                                        purpose=purpose))
+            return aio.run(self.provider.structured(skill=skill, data=data, schema=schema,
+                                                    purpose=purpose), self.provider)
         except ModelFailure:
             return None
 

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Sequence
 
 from learning_system.store import Store
+from tutor import aio
 from tutor.engine.progress import Activity
 from tutor.gates import offline_verifier
 from tutor.gates.audit import save_receipt
@@ -97,7 +98,7 @@ class Gatekeeper:
                                         return_exceptions=True)
 
         try:
-            results = asyncio.run(all_of())
+            results = aio.run(all_of(), self.provider)
         except Exception as exc:  # the verifier could not run: UNVERIFIED, never a pass
             results = [exc] * len(todo)
         with self._lock:

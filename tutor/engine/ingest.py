@@ -1,49 +1,6 @@
-"""The pending ingest: what a finished lesson hands to the Clerk."""
+"""Moved to `learning_system.outcome` (shared by the engine and the Clerk); kept so older
+imports keep working."""
 
-from __future__ import annotations
+from learning_system.outcome import IngestConcept, PendingIngest, TaughtStep
 
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
-
-
-class IngestConcept(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    id: str  # stable slug, e.g. "p1l08-gradient-descent"
-    name: str
-    lesson_id: str
-    kind_hint: str = ""  # the lesson's Type header ("Build", "Learn") — the Clerk decides the type
-    language: str = ""
-    status_hint: Literal["developing", "held", "advanced"] = "developing"
-    evidence: list[str] = Field(default_factory=list)  # attempt ids
-
-
-class TaughtStep(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    step_id: str
-    title: str
-    content: str  # exactly what was emitted after its gate
-    sources: list[str]
-    receipt_ids: list[str]
-    unverified: list[str] = Field(default_factory=list)
-    concept_id: str | None = None
-
-
-class PendingIngest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    id: str  # "ingest:<session id>"
-    session_id: str
-    lesson_id: str
-    lesson_title: str
-    curriculum: str
-    concepts: list[IngestConcept]
-    attempt_ids: list[str]
-    mistake_ids: list[str]
-    glossary: dict[str, str]
-    verdict: dict[str, str]  # strand -> solid / unstable / unknown
-    plan: list[str]  # step titles
-    taught: list[TaughtStep]
-    created_at: str
+__all__ = ["IngestConcept", "PendingIngest", "TaughtStep"]

@@ -63,6 +63,30 @@ def graded_answer(item: Presented, answer: str) -> str:
     return str(int(answer) + 1) if item.type == "mcq" and answer.isdigit() else answer
 
 
+def shown_answer(item: Presented, answer: str) -> str:
+    """An answer as the learner reads it: an option by its 1-based number (`option 2`), as
+    the options are numbered on screen, never by its 0-based index."""
+    if answer == "idk":
+        return "I don't know"
+    if item.type == "mcq" and answer.isdigit():
+        return f"option {int(answer) + 1}"
+    return answer
+
+
+def _cut(text: str, width: int) -> str:
+    """One line of at most `width` characters; a cut is marked with an ellipsis."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def feynman_question(rule: str) -> str:
+    """`says what it is…` → `Does it say what it is…?`"""
+    verb, _, rest = rule.partition(" ")
+    base = {"says": "say", "gives": "give", "does": "do", "has": "have"}.get(
+        verb, verb[:-1] if verb.endswith("s") else verb)
+    return f"Does it {base} {rest}?"
+
+
 MIN_EVIDENCE = 2  # a strand's verdict needs this many graded answers of its own concept
 SELF_GRADED_WEIGHT = 0.5  # a self-graded free-recall answer counts half an MCQ's
 SOLID_SHARE = 0.7
@@ -199,6 +223,7 @@ class LessonScript:
         self.prior_table: list[dict[str, str]] = []
         self.plan_titles: list[str] = []
         self.taught: list[dict[str, Any]] = []
+        self.skipped: list[str] = []
         self.position = ""
         self._n = 0
 
@@ -237,7 +262,7 @@ class LessonScript:
         yield from self.quiz()
         self.position = "done"
         self.record("finish", {"verdicts": self.verdicts, "plan": self.plan_titles,
-                               "taught": self.taught})
+                               "taught": self.taught, "skipped": self.skipped})
         yield Prompt(kind="done", message_id=self.mid("done"), stage="done",
                      title=f"{self.lesson.id} {self.lesson.title}", position="done",
                      content=f"Lesson complete: {self.lesson.title}. Your answers and mistakes "
@@ -447,12 +472,13 @@ class LessonScript:
                 a["outcome"] = "correct" if passed else "wrong"
                 self.record("grade", a)
             passed = a["outcome"] == "correct"
-            shown = a["answer"]
+            shown = "I don't know" if a["answer"] == "idk" else a["answer"]
             if item.type == "mcq" and shown.isdigit():
                 shown = f"{int(shown) + 1}. {item.options[int(shown)]}"
+            sureness = (a["confidence"] or "").replace("_", " ")
             verdict = "right" if passed else ("I don't know" if a["outcome"] == "idk" else
                                               "not quite")
-            content = (f"{item.question}\n  You answered: {shown} ({a['confidence']})\n"
+            content = (f"{item.question}\n  You answered: {shown} ({sureness})\n"
                        f"  {verdict}. Reference: {item.reference}")
             outcome = self.gate.grade(self.mid(f"grade:{item.id}"), content, item.to_question(),
                                       graded_answer(item, a["answer"]), passed, item.reference)
@@ -510,8 +536,9 @@ class LessonScript:
         why_done = False
         for a in answers:
             item: Presented = a["item"]
-            row = {"item": item.id, "lesson": item.lesson_id, "answer": a["answer"],
-                   "confidence": a["confidence"], "outcome": a["outcome"], "follow_up": "",
+            row = {"item": item.id, "lesson": item.lesson_id,
+                   "answer": shown_answer(item, a["answer"]), "confidence": a["confidence"],
+                   "outcome": a["outcome"], "follow_up": "",
                    "self_graded": item.type == "free_recall" and self.drafter is None}
             if a["outcome"] == "correct" and a["confidence"] == "hunch":
                 row["follow_up"] = yield from self.reprobe(strand, item, title)
@@ -523,7 +550,8 @@ class LessonScript:
                 if not sound:
                     misconceived.add(item.lesson_id)
             evidence.append(row)
-        evidence += [{"item": f["item"].id, "lesson": f["item"].lesson_id, "answer": f["answer"],
+        evidence += [{"item": f["item"].id, "lesson": f["item"].lesson_id,
+                      "answer": shown_answer(f["item"], f["answer"]),
                       "confidence": f["confidence"], "outcome": f["outcome"],
                       "follow_up": "free recall", "self_graded": self.drafter is None}
                      for f in free]
@@ -541,8 +569,10 @@ class LessonScript:
         self.record("note", {"kind": "verdict", "strand": strand["name"], "verdict": verdict,
                              "evidence": evidence, "verdicts": dict(self.verdicts)})
         lines = [f"Verdict for {strand['name']}: {verdict}", ""]
-        lines += [f"  {r['item'][:28]:<28} {r['answer'][:18]:<18} {r['confidence'] or '':<8} "
-                  f"{r['outcome']:<8} {r['follow_up']}" for r in evidence]
+        wide = max(len(r["item"]) for r in evidence) if evidence else 0
+        lines += [f"  {r['item']:<{wide}}  {_cut(r['answer'], 24):<24} "
+                  f"{r['confidence'] or '':<8} {r['outcome']:<8} {r['follow_up']}".rstrip()
+                  for r in evidence]
         if strand.get("members"):
             lines += ["", "By strand:"]
             lines += [f"  {m['name']}: {self.verdicts[m['name']]}" for m in strand["members"]]
@@ -732,14 +762,15 @@ class LessonScript:
         if isinstance(outcome, Block):
             yield from self.notice_blocked("teach", title, outcome)
             return
+        action = yield from self.show("teach", title, outcome,
+                                      sources=self._labels(step, made["sources"]))
+        if action.kind == "skip":  # not taught: kept apart in the notes and the outcome
+            self.skipped.append(step["title"])
+            self.record("note", {"kind": "skipped", "step": step["title"]})
+            return
         self.taught.append({"step_id": outcome.message_id, "title": step["title"],
                             "content": outcome.content, "sources": made["sources"],
                             "unverified": outcome.unverified})
-        action = yield from self.show("teach", title, outcome,
-                                      sources=self._labels(step, made["sources"]))
-        if action.kind == "skip":
-            self.record("note", {"kind": "skipped", "step": step["title"]})
-            return
         yield from self.checkpoint(step, n, total)
 
     def checkpoint(self, step: dict[str, Any], n: int, total: int) -> Script:
@@ -783,7 +814,7 @@ class LessonScript:
         hits = []
         for n, rule in enumerate(FEYNMAN_RUBRIC, 1):
             check = yield from self.read_yes_no(
-                "checkpoint", title, f"Your explanation: {action.text}\n\nDoes it {rule}? "
+                "checkpoint", title, f"Your explanation: {action.text}\n\n{feynman_question(rule)} "
                 f"({n} of {len(FEYNMAN_RUBRIC)})")
             if check.value == "y":
                 hits.append(rule)
@@ -823,4 +854,5 @@ class LessonScript:
             if a:
                 answers.append(a)
         if answers:
+            self.position = "quiz · results"
             yield from self.reveal(answers, title + " · results", self.concept)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -61,13 +62,25 @@ def confidence_of(token: str) -> str | None:
 
 
 def _split_tag(text: str) -> tuple[str, str | None]:
-    """`2 s` → ("2", "sure"); `2s` → ("2", "sure"); anything else is left whole."""
+    """`2 s` → ("2", "sure"); `2s`, `2 sure`, `2 no idea` too; anything else is left whole."""
+    low = text.lower()
+    for words in ("no idea", "no_idea"):
+        if low.endswith(" " + words):
+            return text[: -len(words)].strip(), "no_idea"
     parts = text.rsplit(None, 1)
-    if len(parts) == 2 and (tag := confidence_of(parts[1])) and len(parts[1]) == 1:
+    if len(parts) == 2 and (tag := confidence_of(parts[1])):
         return parts[0], tag
     if len(text) == 2 and (tag := confidence_of(text[1])):
         return text[0], tag
     return text, None
+
+
+def _bad_tag(body: str, valid: Callable[[str], object]) -> None:
+    """`2 z`: a fitting answer followed by something that is not a confidence tag."""
+    parts = body.rsplit(None, 1)
+    if len(parts) == 2 and len(parts[1]) <= 8 and valid(parts[0]):
+        raise InvalidAction(f"`{parts[1]}` is not a confidence tag: after the answer add s "
+                            "(sure), h (hunch) or n (no idea), e.g. `2 s`")
 
 
 def _claim(text: str) -> Action | None:
@@ -115,8 +128,11 @@ def parse(prompt: Prompt, raw: str) -> Action | Command:
         if kind == "choice":
             value = _choice(body)
             if value is None:
+                _bad_tag(body, _choice)
                 raise InvalidAction("choose 1-4 or a-d, or 0/x for I don't know")
         else:
+            if body.lower() not in ("x", "idk") and not _NUMBER.match(body.replace(" ", "")):
+                _bad_tag(body, lambda t: _NUMBER.match(t.replace(" ", "")))
             value = "idk" if body.lower() in ("x", "idk") else _number(body)
         if value == "idk":
             return Action(kind="answer", value="idk")
@@ -162,6 +178,18 @@ def error_type_key(token: str) -> str | None:
     return None
 
 
+MAX_ATTRIBUTION = 2000
+
+
+def attribution(raw: str) -> str:
+    """The learner's own words on what went wrong (may be empty); refused when too long."""
+    text = raw.strip()
+    if len(text) > MAX_ATTRIBUTION:
+        raise InvalidAction(f"this is kept up to {MAX_ATTRIBUTION:,} characters and yours has "
+                            f"{len(text):,}: shorten it")
+    return text
+
+
 def wants_confidence(prompt: Prompt, action: Action) -> bool:
     """True when this answer still needs its confidence tag before it can be given."""
     return (prompt.needs_confidence and action.kind in ("answer", "text")
@@ -171,7 +199,9 @@ def wants_confidence(prompt: Prompt, action: Action) -> bool:
 def with_confidence(action: Action, raw: str) -> Action:
     tag = confidence_of(raw)
     if tag is None:
-        raise InvalidAction("tag your confidence: s sure, h hunch, n no idea")
+        got = raw.strip()
+        raise InvalidAction((f"`{got[:20]}` is not a confidence tag" if got else
+                             "a confidence tag is needed") + ": s sure, h hunch, n no idea")
     return action.model_copy(update={"confidence": tag})
 
 

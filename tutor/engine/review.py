@@ -18,7 +18,7 @@ from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.items import Presented, grade, place_key, present
 from tutor.engine.lesson import graded_answer
 from tutor.engine.progress import Activity
-from tutor.engine.turns import Action, Prompt, check_action
+from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
 from tutor.gates.checker import Block
 from tutor.gates.digest_view import GateDigest
 
@@ -40,6 +40,7 @@ class ReviewSession:
         self._acting = threading.Lock()
         self._script = review_script(store, now, provider, self.run_id, curriculum)
         self.prompt: Prompt = next(self._script)
+        self.held: Action | None = None
 
     @property
     def done(self) -> bool:
@@ -54,8 +55,19 @@ class ReviewSession:
                                     "claimed_known", {"kind": "claimed_known",
                                                       "text": action.text[:500]})
                 return self.prompt
+            self.held = None
             self.prompt = self._script.send(action)
             return self.prompt
+
+    def hold(self, action: Action) -> None:
+        """Typed text saved the moment it was entered, before its confidence tag: kept as a
+        session note of this review run (a review keeps no event log to replay)."""
+        if self.prompt.kind != "text" or action.kind != "text" or not action.text.strip():
+            raise InvalidAction("only typed text can be held before it is complete")
+        self.store.add_note(f"{self.prompt.message_id}:held", self.run_id, "held_answer",
+                            {"kind": "held_answer", "question": self.prompt.item.question
+                             if self.prompt.item else "", "text": action.text})
+        self.held = action
 
     def pause(self) -> None:
         """Nothing to keep: every answer is already recorded, and what is left stays due."""
@@ -111,12 +123,11 @@ def review_script(store: Store, now: datetime | None = None, provider=None,
         yield Prompt(kind="done", message_id=f"{run_id}:empty", stage="done", title="Review",
                      position="done", content="Nothing is due.")
         return
-    mistakes = {m["id"]: m for m in ledger.mistakes(store, status="open")}
     for n, due in enumerate(queue, 1):
         position = f"review {n}/{total}"
         if due.kind == "mistake":
-            row = mistakes.get(due.id)
-            if not row or not row["item"]:
+            row = ledger.mistake(store, due.id)  # read when it is shown, not all up front
+            if not row or row["status"] != "open" or not row["item"]:
                 continue
             item = reshuffled(Presented.model_validate(row["item"]), f"{run_id}:{due.id}")
             title = f"Review · mistake from {row['lesson_id'] or 'an earlier lesson'}"

@@ -88,8 +88,10 @@ def _open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | Non
         lesson = curriculum.next_lesson(done["lesson_id"] if done else None)
         if lesson is None:
             return None
+    from tutor.config import fetch_references
+
     return Session.start(store, curriculum, lesson, provider=provider, drafter=drafter,
-                         offline=offline, activity=activity)
+                         offline=offline or not fetch_references(), activity=activity)
 
 
 def open_review(store: Store, activity: Activity | None = None,

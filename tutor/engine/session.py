@@ -21,15 +21,16 @@ from typing import Any
 
 from learning_system import ledger
 from learning_system.curriculum import Curriculum, Lesson
+from learning_system.outcome import IngestConcept, PendingIngest, TaughtStep
 from learning_system.store import Store, iso
+from tutor.engine.concepts import evidence_for, lesson_concepts
 from tutor.engine.gatekeeper import Gatekeeper
-from tutor.engine.ingest import IngestConcept, PendingIngest, TaughtStep
 from tutor.engine.items import Presented
 from tutor.engine.lesson import LessonScript
 from tutor.engine.progress import Activity
 from tutor.engine.selection import concept_id
 from tutor.engine.sources import gate_digest, lesson_digest
-from tutor.engine.turns import Action, Prompt, check_action
+from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
 
 
 def concept_status(store: Store, concept: str) -> str:
@@ -86,7 +87,19 @@ class Session:
             except ValueError as exc:
                 raise ReplayError(f"recorded action {e['seq']} no longer fits: {exc}") from None
             self.prompt = self._gen.send(action)
+        self.held: Action | None = self._held(events)
         self._save("active" if self.prompt.kind != "done" else "done")
+
+    def _held(self, events: list[dict[str, Any]]) -> Action | None:
+        """Text typed at the current prompt and saved before it was complete (its confidence
+        not yet given), to be offered back on resume; None when there is none."""
+        last_action = max((e["seq"] for e in events if e["kind"] == "action"), default=-1)
+        for e in reversed(events):
+            if e["seq"] <= last_action:
+                return None
+            if e["kind"] == "held" and e["payload"].get("message_id") == self.prompt.message_id:
+                return Action.model_validate(e["payload"]["action"])
+        return None
 
     # starting and resuming --------------------------------------------------------------------
     @classmethod
@@ -129,9 +142,21 @@ class Session:
                                     {"kind": "claimed_known", "text": action.text[:500]})
                 return self.prompt
             self._append("action", action.model_dump(exclude_defaults=True))
+            self.held = None
             self.prompt = self._gen.send(action)
             self._save("done" if self.done else "active")
             return self.prompt
+
+    def hold(self, action: Action) -> None:
+        """Save text the learner typed, the moment it was entered, before the action is complete
+        (a free-recall answer still waiting for its confidence tag). It goes to the event log as
+        `held`, durably, but is not an action: replay skips it, and a resumed session offers it
+        back as `held` for the learner to tag. Raises InvalidAction when it does not fit."""
+        if self.prompt.kind != "text" or action.kind != "text" or not action.text.strip():
+            raise InvalidAction("only typed text can be held before it is complete")
+        self._append("held", {"message_id": self.prompt.message_id,
+                              "action": action.model_dump(exclude_defaults=True)})
+        self.held = action
 
     def close(self) -> None:
         """Stop background work (drafts, verifications); safe to call more than once."""
@@ -225,6 +250,14 @@ class Session:
         text = self._lesson_text()
         glossary = {term: meaning for term, meaning in sorted(self.curriculum.glossary.items())
                     if re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE)}
+        own = [a for a in attempts if a["concept_id"] == concept_id(self.lesson)]
+        known = {c.id for c in concepts}
+        for c in lesson_concepts(self.lesson, glossary):  # each of the lesson's concepts
+            if c["id"] not in known:
+                concepts.append(IngestConcept(
+                    id=c["id"], name=c["name"], lesson_id=self.lesson.id,
+                    kind_hint=self.lesson.type, language=", ".join(self.lesson.languages),
+                    evidence=evidence_for(c, own)))
         pending = PendingIngest(
             id=f"ingest:{self.id}", session_id=self.id, lesson_id=self.lesson.id,
             lesson_title=self.lesson.title, curriculum=str(self.curriculum.root),
@@ -236,6 +269,7 @@ class Session:
                                             self.store.receipts_for(t["step_id"])],
                                concept_id=concept_id(self.lesson))
                     for t in data["taught"]],
+            skipped=list(data.get("skipped", [])),
             created_at=iso(),
         )
         self.store.save_ingest(pending.id, self.id, self.lesson.id, pending.model_dump(mode="json"))

@@ -26,6 +26,25 @@ def lesson_digest(store: Store, curriculum: Curriculum, lesson: Lesson, *, offli
     return digest.model_dump(mode="json")
 
 
+def sources_summary(digest: dict[str, Any], lesson_id: str) -> str | None:
+    """One line on the lesson's external references, when any was planned: how many could be
+    read, and where the details are (`tutor scout`). None when the lesson lists none."""
+    refs = [s for s in digest.get("sources", []) if s.get("kind") != "primary"]
+    if not refs:
+        return None
+    ok = [s for s in refs if s.get("status") in ("ok", "new", "changed")]
+    lost = len(refs) - len(ok)
+    scout = f"details: `tutor scout \"{lesson_id}\"`"
+    if not lost:
+        return f"{len(refs)} of {len(refs)} references read — teaching from the lesson and them"
+    offline = all(s.get("reason") == "offline" for s in refs if s not in ok)
+    if offline and not ok:
+        return (f"references not fetched (offline) — teaching from the lesson; {scout}")
+    read = f"{len(ok)} reference" + ("" if len(ok) == 1 else "s")
+    return (f"{lost} of {len(refs)} references unreachable — teaching from the lesson"
+            + (f" and {read}" if ok else "") + f"; {scout}")
+
+
 def _read(lesson: Lesson) -> str | None:
     try:
         return lesson.doc_path.read_text(encoding="utf-8", errors="replace") if lesson.doc_path \

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tutor import aio
 from tutor.scout.digest import Digest, OutlineItem, SourceEntry
 from tutor.scout.fetch import FetchLimits, FetchResult, client_for, fetch, read_local
 from tutor.scout.normalise import body_to_text, content_hash, excerpt
@@ -338,4 +339,4 @@ async def _apply_model(provider: Any, lesson: Any, items: list[OutlineItem],
 
 def prepare_sync(lesson: Any, curriculum: Any, store: Any, **kwargs: Any) -> Digest:
     """`prepare` for callers without an event loop."""
-    return asyncio.run(prepare(lesson, curriculum, store, **kwargs))
+    return aio.run(prepare(lesson, curriculum, store, **kwargs), kwargs.get("provider"))

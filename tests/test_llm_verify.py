@@ -198,3 +198,18 @@ async def test_offline_everything_runs_without_network(no_network):
         receipt = make_receipt(turn.message_id, receipts[0].envelope, verdict, cycles=0,
                                verifier="offline")
         assert isinstance(check_turn(turn, [receipt], digest), Emit)
+
+
+async def test_a_verification_asked_from_inside_a_running_loop_still_reaches_the_model(
+        srv, provider, store):
+    """The engine's sync calls may come from a thread whose loop runs (e.g. an app worker that
+    owns one): the verification must still run, not silently turn UNVERIFIED."""
+    from tutor.engine.gatekeeper import Gatekeeper
+
+    srv.script([claims_verdict(c1="PASS", c2="PASS", c3="PASS")])
+    gate = Gatekeeper(store, samples.DIGEST, provider)
+    envelope = samples.fact_envelope()
+    gate.prewarm([envelope])  # called synchronously while this test's loop is running
+    verdict, verifier = gate._verify(envelope)
+    assert verifier == "model" and verdict.verdict == "PASS"
+    assert len(srv.chat_requests) == 1

@@ -229,13 +229,12 @@ def _model_draft(provider, title: str, excerpt: str, source: str) -> tuple[str, 
     """The model's prose for a section, or None (no model, or it failed: compile instead)."""
     if provider is None or getattr(provider, "offline", True):
         return None
-    import asyncio
-
+    from tutor import aio
     from tutor.gates.text import normalise
     from tutor.llm.provider import ModelFailure
 
     try:
-        made = asyncio.run(
+        made = aio.run(
             provider.structured(
                 skill="tutor",
                 data={
@@ -246,7 +245,8 @@ def _model_draft(provider, title: str, excerpt: str, source: str) -> tuple[str, 
                 },
                 schema=SectionDraft,
                 purpose="packet",
-            )
+            ),
+            provider,
         )
     except ModelFailure:
         return None

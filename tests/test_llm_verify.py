@@ -52,7 +52,7 @@ async def test_a_model_fact_check_pass_lets_the_turn_through(srv, provider, reco
     marker = payload["marker"]
     assert payload["task"] == "verify:fact_check"
     assert payload["data"]["gate"] == "fact_check"
-    assert payload["data"]["rendered_content"].startswith(f"<<<UNTRUSTED:{marker}>>>Step")
+    assert payload["data"]["rendered_content"].startswith(f"<<<UNTRUSTED:{marker}>>>[Step")
     assert payload["data"]["claims"][0]["id"] == "c1"
     assert payload["data"]["claims"][0]["claim"].endswith(f"<<<END:{marker}>>>")
     assert recorder.calls[0].purpose == "verify:fact_check"

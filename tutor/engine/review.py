@@ -16,8 +16,9 @@ from tutor.engine.items import Presented, grade
 from tutor.engine.lesson import graded_answer
 from tutor.engine.progress import Activity
 from tutor.engine.turns import Action, Prompt, check_action
-from tutor.gates.checker import Block
+from tutor.gates.checker import Block, Emit
 from tutor.gates.digest_view import GateDigest
+from tutor.gates.envelopes import QuizQuestion
 
 Script = Generator[Prompt, Action, None]
 
@@ -68,8 +69,9 @@ def review_script(store: Store, now: datetime | None = None, provider=None,
     queue = ledger.due_queue(store, now)
     total = len(queue)
     if not total:
+        empty = gate.notice_turn(f"{run_id}:empty", "Nothing is due.")
         yield Prompt(kind="done", message_id=f"{run_id}:empty", stage="done", title="Review",
-                     position="done", content="Nothing is due.")
+                     position="done", content=empty.content if isinstance(empty, Emit) else "")
         return
     mistakes = {m["id"]: m for m in ledger.mistakes(store, status="open")}
     for n, due in enumerate(queue, 1):
@@ -98,15 +100,26 @@ def review_script(store: Store, now: datetime | None = None, provider=None,
         kind = {"mcq": "choice", "numeric": "numeric", "free_recall": "text"}[item.type]
         action = yield Prompt(kind=kind, message_id=message_id, stage="review", title=title,
                               position=position, content=outcome.content, item=item,
-                              needs_confidence=True, unverified=outcome.unverified)
+                              needs_confidence=True, unverified=outcome.unverified,
+                              flags=outcome.flags)
         idk = action.value == "idk"
         answer = action.text if item.type == "free_recall" else action.value
         passed = None if idk else grade(item, answer)
         if passed is None and not idk:
-            check = yield Prompt(kind="yes_no", message_id=message_id + ":self", stage="review",
-                                 title=title, position=position,
-                                 content=f"Your answer: {answer}\nReference: {item.reference}"
-                                 "\n\nDid your answer match the reference?")
+            # the self-grade screen shows the reference: it passes the checker like a question
+            text = (f"Your answer: {answer}\nReference: {item.reference}"
+                    "\n\nDid your answer match the reference?")
+            self_mid = message_id + ":self"
+            gated = gate.ask(self_mid, text, [QuizQuestion(
+                id=f"{item.id}-self-grade", type="free_recall", question=text)], "checkpoint",
+                due.concept_id or item.id, text)
+            if isinstance(gated, Block):
+                yield Prompt(kind="read", message_id=self_mid, stage="review", title=title,
+                             position=position, content="", banner=gated.banner)
+                continue  # not graded: it stays due
+            check = yield Prompt(kind="yes_no", message_id=self_mid, stage="review",
+                                 title=title, position=position, content=gated.content,
+                                 unverified=gated.unverified, flags=gated.flags)
             passed = check.value == "y"
         outcome_word = "idk" if idk else ("correct" if passed else "wrong")
         confidence = "no_idea" if idk else action.confidence
@@ -137,6 +150,7 @@ def review_script(store: Store, now: datetime | None = None, provider=None,
                          title=title, position=position, content="", banner=graded.banner)
         else:
             yield Prompt(kind="read", message_id=message_id + ":grade", stage="review",
-                         title=title, position=position, content=graded.content)
+                         title=title, position=position, content=graded.content,
+                         unverified=graded.unverified, flags=graded.flags)
     yield Prompt(kind="done", message_id=f"{run_id}:done", stage="done", title="Review",
                  position="done", content=f"Review done: {total} items. The schedule is updated.")

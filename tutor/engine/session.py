@@ -75,7 +75,7 @@ class Session:
             except ValueError as exc:
                 raise ReplayError(f"recorded action {e['seq']} no longer fits: {exc}") from None
             self.prompt = self._gen.send(action)
-        self._save("active" if self.prompt.kind != "done" else "done")
+        self._save(self._status())
 
     # starting and resuming --------------------------------------------------------------------
     @classmethod
@@ -83,6 +83,13 @@ class Session:
               drafter=None, offline: bool = True, activity: Activity | None = None
               ) -> Session:
         activity = activity or Activity()
+        for breaker in (getattr(provider, "breaker", None),
+                        getattr(getattr(provider, "verifier", None), "breaker", None)):
+            if breaker is not None:
+                breaker.reset()  # each lesson tries the model again
+        warm = getattr(provider, "warm", None)
+        if warm is not None:
+            warm()
         digest = lesson_digest(store, curriculum, lesson, offline=offline, activity=activity,
                                provider=provider)
         session_id = f"s-{concept_id(lesson)[:24]}-{uuid.uuid4().hex[:8]}"
@@ -119,8 +126,14 @@ class Session:
                 return self.prompt
             self._append("action", action.model_dump(exclude_defaults=True))
             self.prompt = self._gen.send(action)
-            self._save("done" if self.done else "active")
+            self._save(self._status())
             return self.prompt
+
+    def _status(self) -> str:
+        """`done` only for a lesson that taught or asked something; `incomplete` otherwise."""
+        if not self.done:
+            return "active"
+        return "done" if self.script.completed else "incomplete"
 
     def close(self) -> None:
         """Stop background work (drafts, verifications); safe to call more than once."""

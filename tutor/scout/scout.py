@@ -338,5 +338,8 @@ async def _apply_model(provider: Any, lesson: Any, items: list[OutlineItem],
 
 
 def prepare_sync(lesson: Any, curriculum: Any, store: Any, **kwargs: Any) -> Digest:
-    """`prepare` for callers without an event loop."""
-    return asyncio.run(prepare(lesson, curriculum, store, **kwargs))
+    """`prepare` for sync callers: from a plain thread or one whose event loop is running (it
+    runs on the model layer's private loop, never `asyncio.run` in the caller's thread)."""
+    from tutor.llm.sync import run_sync
+
+    return run_sync(lambda: prepare(lesson, curriculum, store, **kwargs))

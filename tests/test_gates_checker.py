@@ -144,6 +144,9 @@ FAILING: dict[str, Callable[[], Case]] = {
         claims=[ClaimVerdict(id="c1", verdict="PASS")]), verifier="model"),
     "F07": lambda: teach_with(fact_envelope(), claims=[
         *CLAIMS, Claim(id="c9", claim="The step size scales each move.")]),
+    "F10": lambda: teach_with(
+        fact_envelope(rendered=TEACHING + " Cosine similarity can exceed 1 for long vectors."),
+        content=TEACHING + " Cosine similarity can exceed 1 for long vectors."),
     "F08": lambda: teach_with(fact_envelope(), fact_verdict(
         c2=ClaimVerdict(id="c2", verdict="ISSUES", explanation="too strong")), cycles=1,
         verifier="model"),

@@ -88,8 +88,9 @@ def test_quiz_audit_subprocess_both_shapes(tmp_path, corpus_root):
         run = tutor("quiz", "audit", str(path), cwd=ROOT)
         assert run.returncode in (0, 1), run.stderr
         lines = run.stdout.splitlines()
-        first = json.loads(lines[0])
-        assert set(first) == {"index", "id", "ok", "codes"}
+        # plain: one line per item in words (the problem and the fix), then the summary
+        assert all(line.startswith("item ") for line in lines[:-2])
+        assert any(" — fix: " in line and "(M04, high)" in line for line in lines), lines[:3]
         assert lines[-1].startswith("summary: the key is the single longest option")
         run = tutor("quiz", "audit", str(path), "--json", cwd=ROOT)
         report = json.loads(run.stdout)
@@ -128,6 +129,11 @@ def test_quiz_audit_malformed_items_and_bad_files(tmp_path, capsys):
                                                      ["M02"]]
     assert report["items"][0] == {"index": 0, "id": "ok-1", "ok": True, "codes": []}
     assert report["summary"]["ok"] == 1 and report["summary"]["by_code"]["M00"] == 4
+    assert main(["quiz", "audit", str(write(tmp_path / "q.json", bank))]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "item 0 (ok-1): ok"
+    assert lines[1].startswith("item 1: not ok — the item is malformed") and "(M00)" in lines[1]
+    assert "not an option position — fix: Set correct_index" in lines[5]
     assert main(["quiz", "audit", str(write(tmp_path / "one.json", {"questions": bank[:1]}))]) == 0
     capsys.readouterr()
     assert main(["quiz", "audit", str(write(tmp_path / "x.json", {"items": []}))]) == 2

@@ -13,7 +13,9 @@ from tutor.cli import main
 from tutor.commands import doctor
 from tutor.config import builtin_course_path, store_path, tutor_home
 from tutor.llm.health import OFFLINE_MESSAGE
-from tutor.testing.model_server import ModelServer
+from tutor.testing.model_server import ModelServer, Reply
+
+READY = Reply.json({"ready": True})
 
 pytestmark = pytest.mark.usefixtures("isolated_model_env")
 
@@ -53,7 +55,9 @@ def test_json_report_shape_offline(capsys):
 
 
 def test_a_reachable_endpoint_listing_the_model(capsys, monkeypatch):
-    with ModelServer(models=["loopback-model", "other"], require_key="sk-doctor-key") as srv:
+    with ModelServer(
+        models=["loopback-model", "other"], require_key="sk-doctor-key", default=READY
+    ) as srv:
         monkeypatch.setenv("TUTOR_BASE_URL", srv.base_url)
         monkeypatch.setenv("TUTOR_MODEL", "loopback-model")
         monkeypatch.setenv("OPENAI_API_KEY", "sk-doctor-key")
@@ -62,13 +66,16 @@ def test_a_reachable_endpoint_listing_the_model(capsys, monkeypatch):
         assert data["model"]["status"] == "ok" and data["model"]["model_listed"] is True
         assert data["model"]["models_count"] == 2
         assert data["settings"]["api_key"] == "present"
-        assert [r.path for r in srv.requests] == ["/v1/models"]
+        assert [r.path for r in srv.requests] == ["/v1/models", "/v1/chat/completions"]
+        (completion,) = srv.chat_requests
+        assert completion.body["max_tokens"] <= 32 and data["model"]["completion"]["ok"]
+        assert data["verifier"]["status"] == "same" and data["verifier"]["independent"] is False
         code, out = run_doctor(capsys)
         assert "model loopback-model is listed" in out and "sk-doctor-key" not in out
 
 
 def test_a_model_the_endpoint_does_not_list_needs_attention(capsys, monkeypatch):
-    with ModelServer(models=["llama3:latest"]) as srv:
+    with ModelServer(models=["llama3:latest"], default=READY) as srv:
         monkeypatch.setenv("TUTOR_BASE_URL", srv.base_url)
         monkeypatch.setenv("TUTOR_MODEL", "llama3")
         assert report(capsys)[0] == 0  # Ollama's ":latest" tag counts
@@ -138,3 +145,33 @@ def test_invalid_settings_are_reported_without_a_traceback(capsys):
     (tutor_home() / "settings.toml").write_text("[model]\ntimeout = 'soon'\n")
     code, out = run_doctor(capsys)
     assert code == 1 and "INVALID" in out and "timeout" in out
+
+
+def test_doctor_reports_a_model_that_does_not_follow_the_schema(capsys, monkeypatch):
+    with ModelServer(default=Reply.text("Sure! I am ready.")) as srv:
+        monkeypatch.setenv("TUTOR_BASE_URL", srv.base_url)
+        monkeypatch.setenv("TUTOR_MODEL", "loopback-model")
+        code, data = report(capsys)
+        assert code == 1
+        assert data["model"]["completion"]["follows_schema"] is False
+        assert data["model"]["completion"]["status"] == "schema"
+        # one completion, its re-asks, and no retries: doctor stays quick
+        assert len(srv.chat_requests) == 3
+
+
+def test_doctor_shows_a_separate_verifier_and_checks_it(capsys, monkeypatch):
+    with (
+        ModelServer(default=READY) as drafting,
+        ModelServer(models=["judge"], default=READY) as judging,
+    ):
+        monkeypatch.setenv("TUTOR_BASE_URL", drafting.base_url)
+        monkeypatch.setenv("TUTOR_MODEL", "loopback-model")
+        monkeypatch.setenv("TUTOR_VERIFIER_BASE_URL", judging.base_url)
+        monkeypatch.setenv("TUTOR_VERIFIER_MODEL", "judge")
+        code, data = report(capsys)
+        assert code == 0, data
+        assert data["verifier"]["independent"] is True and data["verifier"]["model"] == "judge"
+        assert data["verifier"]["completion"]["ok"] is True
+        assert [r.path for r in judging.requests] == ["/v1/models", "/v1/chat/completions"]
+        code, out = run_doctor(capsys)
+        assert "verifier    judge at " + judging.base_url in out

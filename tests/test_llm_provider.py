@@ -95,10 +95,24 @@ TRANSIENT = [
     pytest.param(Reply.error(503, "overloaded"), "server_error", id="503"),
     pytest.param(Reply.rate_limited(0.01), "rate_limited", id="429"),
     pytest.param(Reply.reset(), "connection", id="reset"),
-    pytest.param(Reply.hang(5), "timeout", id="hang"),
     pytest.param(Reply.malformed(), "malformed", id="malformed-json"),
     pytest.param(Reply.truncated(json.dumps(GOOD)), "connection", id="truncated-body"),
 ]
+
+
+async def test_a_hang_is_not_retried_it_opens_the_breaker(srv, provider, recorder):
+    """One request past the timeout means the endpoint is not answering: no retries (each would
+    wait the whole timeout again); the breaker opens, and the next call fails at once."""
+    srv.script([Reply.hang(5), Reply.json(GOOD)])
+    with pytest.raises(ModelFailure) as info:
+        await ask(provider)
+    assert info.value.kind == "timeout" and len(srv.chat_requests) == 1
+    assert provider.breaker.is_open
+    with pytest.raises(ModelFailure) as info:
+        await ask(provider)
+    assert info.value.kind == "unavailable" and len(srv.chat_requests) == 1
+    provider.breaker.reset()  # the next lesson tries again
+    assert await ask(provider) == Answer(**GOOD)
 
 
 @pytest.mark.parametrize(("fault", "kind"), TRANSIENT)

@@ -61,6 +61,7 @@ def test_the_key_never_leaves_the_authorization_header(monkeypatch, tmp_path, ca
         errors = asyncio.run(session())
         assert all(r.headers.get("authorization") == f"Bearer {key}" for r in srv.requests)
         assert len(srv.chat_requests) == 6
+        srv.always(Reply.json({"ready": True}))  # doctor's tiny structured completion
         assert doctor.run(type("Args", (), {"json": False})()) == 0
         assert doctor.run(type("Args", (), {"json": True})()) == 0
         calls = store.model_calls()

@@ -66,7 +66,6 @@ async def test_a_stream_that_stalls_times_out(srv, provider):
     pytest.param(Reply.error(500), "server_error", id="500"),
     pytest.param(Reply.rate_limited(0.01), "rate_limited", id="429"),
     pytest.param(Reply.reset(), "connection", id="reset"),
-    pytest.param(Reply.hang(5), "timeout", id="hang"),
 ])
 async def test_faults_before_the_first_chunk_are_retried_within_the_bound(srv, provider, fault,
                                                                          kind):

@@ -52,7 +52,7 @@ async def test_a_model_fact_check_pass_lets_the_turn_through(srv, provider, reco
     marker = payload["marker"]
     assert payload["task"] == "verify:fact_check"
     assert payload["data"]["gate"] == "fact_check"
-    assert payload["data"]["rendered_content"].startswith(f"<<<UNTRUSTED:{marker}>>>Step")
+    assert payload["data"]["rendered_content"].startswith(f"<<<UNTRUSTED:{marker}>>>[Step")
     assert payload["data"]["claims"][0]["id"] == "c1"
     assert payload["data"]["claims"][0]["claim"].endswith(f"<<<END:{marker}>>>")
     assert recorder.calls[0].purpose == "verify:fact_check"
@@ -210,6 +210,6 @@ async def test_a_verification_asked_from_inside_a_running_loop_still_reaches_the
     gate = Gatekeeper(store, samples.DIGEST, provider)
     envelope = samples.fact_envelope()
     gate.prewarm([envelope])  # called synchronously while this test's loop is running
-    verdict, verifier = gate._verify(envelope)
-    assert verifier == "model" and verdict.verdict == "PASS"
+    verdict, verifier, reason = gate._verify(envelope)
+    assert (verifier, verdict.verdict, reason) == ("model", "PASS", "")
     assert len(srv.chat_requests) == 1

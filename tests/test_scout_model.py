@@ -45,6 +45,8 @@ def unmark(text: str) -> str:
 
 def model_reply(body: dict) -> dict:
     payload = json.loads(body["messages"][-1]["content"])
+    if payload["task"] == "verify:fact_check":  # the synthesis's fact check: all supported
+        return {"claims": [{"id": c["id"], "verdict": "PASS"} for c in payload["data"]["claims"]]}
     if payload["task"] == "summarise_source":
         text = unmark(payload["data"]["untrusted_text"])
         first = text.split("\n\n")[0] if PAGE not in text else PAGE
@@ -75,14 +77,16 @@ async def test_model_notes_are_checked_against_the_sources(tmp_path, pages, stor
     assert INVENTED not in digest.model_dump_json()
     assert digest.synthesis == SYNTHESIS
     assert digest.sources[0].adds_vs_primary == ""
-    assert {r["task"] for r in requests} == {"summarise_source", "synthesise_digest"}
-    assert len(recorder.calls) == len(requests) == 3
+    assert {r["task"] for r in requests} == {"summarise_source", "synthesise_digest",
+                                             "verify:fact_check"}
+    assert len(recorder.calls) == len(requests) == 4
     for request in requests:
         marker = request["marker"]
         for key, value in request["data"].items():
             if key.startswith("untrusted_"):
                 assert value.startswith(f"<<<UNTRUSTED:{marker}>>>") and " " not in value
-    summarise = next(r for r in requests if r["data"]["source"]["url"] == url)
+    summarise = next(r for r in requests if r["task"] == "summarise_source"
+                     and r["data"]["source"]["url"] == url)
     assert PAGE not in json.dumps(summarise)  # only the datamarked form is sent
     assert summarise["data"]["source"]["title"] == "Nesterov"
 
@@ -124,3 +128,25 @@ async def test_no_model_is_asked_offline_or_without_one(tmp_path, pages, store):
         await prepare(lesson, curriculum, store, provider=OfflineProvider(), limits=LIMITS)
         await provider.aclose()
         assert model.chat_requests == []
+
+
+async def test_a_synthesis_the_fact_check_disputes_is_not_printed(tmp_path, pages, store):
+    """Sharing words with the sources is not enough: the synthesis goes through fact_check, and
+    a sentence the verifier disputes is dropped (here the only one, so it is derived)."""
+    curriculum, lesson, _ = setup(tmp_path, pages)
+    wrong = "Averages and spread: the dot product of two vectors is a vector, like the mean."
+
+    def reply(body: dict) -> dict:
+        payload = json.loads(body["messages"][-1]["content"])
+        if payload["task"] == "verify:fact_check":
+            return {"claims": [{"id": c["id"], "verdict": "ISSUES",
+                                "explanation": "a dot product is a scalar"}
+                               for c in payload["data"]["claims"]]}
+        answer = model_reply(body)
+        return {"synthesis": wrong} if "synthesis" in answer else answer
+
+    with ModelServer(default=reply) as model:
+        provider = OpenAIProvider(fast_settings(model.base_url))
+        digest = await prepare(lesson, curriculum, store, provider=provider, limits=LIMITS)
+    assert "dot product" not in digest.synthesis
+    assert any("the fact check did not pass them" in w for w in digest.warnings)

@@ -168,10 +168,10 @@ def make_expander(store: Store, provider=None):
                 origin = "model" if draft else "compiled"
                 content, claims = draft or (" ".join(compiled), compiled)
                 message_id = f"packet:{packet_id}:{node_id}:{section.line_start}"
+                # the claims checked are the program's: every asserting sentence of the content
                 outcome = gate.teach(
                     message_id,
                     content,
-                    claims,
                     [source],
                     excerpt,
                     context=f"study packet section {section.title}",
@@ -197,7 +197,9 @@ def make_expander(store: Store, provider=None):
                 receipts = [r for r in store.receipts_for(message_id) if r["gate"] == "fact_check"]
                 receipt = receipts[-1] if receipts else {}
                 payload = receipt.get("payload") or {}
-                ids = {f"c{n + 1}": c for n, c in enumerate(claims)}
+                checked = (payload.get("envelope") or {}).get("claims") or []
+                claims = [c["claim"] for c in checked] or claims
+                ids = {c["id"]: c["claim"] for c in checked}
                 made.append(
                     GeneratedSection(
                         id=f"{node_id}:gen:{section.line_start}",
@@ -230,6 +232,7 @@ def _model_draft(provider, title: str, excerpt: str, source: str) -> tuple[str, 
     if provider is None or getattr(provider, "offline", True):
         return None
     from tutor import aio
+    from tutor.gates.claims import is_scaffold
     from tutor.gates.text import normalise
     from tutor.llm.provider import ModelFailure
 
@@ -250,6 +253,8 @@ def _model_draft(provider, title: str, excerpt: str, source: str) -> tuple[str, 
         )
     except ModelFailure:
         return None
+    if any(is_scaffold(line) for line in made.content.splitlines()):
+        return None  # [bracketed] lines are the program's marks, never a model's
     text = normalise(made.content)
     claims = [c for c in made.claims if normalise(c) in text]
     return (made.content, claims) if claims else None

@@ -233,7 +233,7 @@ class SessionScreen(Screen[None]):
         elif prompt.kind == "read" and prompt.stage == "teach" and prompt.content:
             widgets.append(Markdown(clean(prompt.content), id="teaching"))
         elif prompt.kind == "read" and prompt.table is not None:
-            first = prompt.content.split("\n", 1)[0]
+            first = prompt.content.split("\n", 1)[0].strip().removeprefix("[").removesuffix("]")
             widgets.append(Static(safe(first, "bold")))
             widgets.append(Static(self._table(prompt)))
         elif prompt.content:
@@ -249,7 +249,12 @@ class SessionScreen(Screen[None]):
                        id=str(n)) for n, name in enumerate(ERROR_TYPES, 1)], id="options"))
             widgets.append(Input(placeholder="in your words, what happened? (enter)",
                                  id="attribution"))
-        if prompt.unverified:
+        if prompt.unverified and prompt.stage != "teach":
+            # questions and grades no model checked (offline, the semantic quiz rules): one
+            # quiet badge, not an alarm
+            widgets.append(Static(safe("◦ UNVERIFIED: not checked by a model"),
+                                  classes="muted"))
+        elif prompt.unverified:
             widgets.append(Static(safe(f"⚠ {len(prompt.unverified)} part(s) UNVERIFIED — no "
                                        "verifier could check them; treat them with care."),
                                   classes="unverified"))

@@ -18,8 +18,9 @@ def add_parser(subparsers: Any, name: str) -> argparse.ArgumentParser:
         name,
         help="check settings, the model endpoint, the store and the curriculum",
         description="Show the settings in effect (the API key only as present or absent), "
-        "whether the model endpoint answers and lists the model, the store's health and the "
-        "curriculum in use. Exits 1 when something needs attention.",
+        "whether the model endpoint answers, lists the model and follows a tiny structured "
+        "completion's schema, the verifier model (separate or the same), the store's health "
+        "and the curriculum in use. Exits 1 when something needs attention.",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
@@ -95,14 +96,56 @@ def check_curriculum(chosen: str | None) -> dict[str, Any]:
             "message": chosen if exists else f"{chosen} does not exist; run `tutor init`"}
 
 
-def gather() -> dict[str, Any]:
+def check_endpoint(settings: Any) -> dict[str, Any]:
+    """Is the endpoint there and the model listed, and does one tiny structured completion
+    come back in its schema?"""
     from tutor.llm.health import check_model
 
+    model = check_model(settings)
+    if settings is None or settings.offline or model["status"] in (
+            "unreachable", "rejected", "error", "unknown"):
+        return model
+    from tutor.llm.health import check_completion
+
+    completion = check_completion(settings)
+    model = {**model, "completion": completion, "ok": model["ok"] and completion["ok"]}
+    model["message"] += f"; {completion['message']}"
+    return model
+
+
+def check_verifier(settings: Any) -> dict[str, Any]:
+    """The model the gate verifiers run on: a separate one (TUTOR_VERIFIER_*, [verifier]),
+    checked like the drafting model, or the drafting model itself (not independent)."""
+    from tutor.errors import TutorError
+    from tutor.llm.settings import load_verifier_settings
+
+    if settings is None:
+        return {"ok": True, "status": "unknown", "message": "settings are invalid"}
+    if settings.offline:
+        return {"ok": True, "status": "offline", "independent": None,
+                "message": "offline: the deterministic verifiers decide"}
+    try:
+        verifier = load_verifier_settings(settings)
+    except TutorError as exc:
+        return {"ok": False, "status": "invalid", "message": str(exc)}
+    if verifier is settings:
+        return {"ok": True, "status": "same", "independent": False, "model": settings.model,
+                "message": f"the drafting model {settings.model} verifies its own drafts (not "
+                "independent; set TUTOR_VERIFIER_MODEL or [verifier] for a separate one)"}
+    checked = check_endpoint(verifier)
+    return {**checked, "independent": True, "model": verifier.model,
+            "base_url": verifier.base_url, "api_key": "present" if verifier.has_key else "absent",
+            "message": f"{verifier.model} at {verifier.base_url or '(default)'}: "
+            + checked["message"]}
+
+
+def gather() -> dict[str, Any]:
     settings_info, settings = check_settings()
     store_info, chosen = check_store()
     report = {
         "settings": settings_info,
-        "model": check_model(settings),
+        "model": check_endpoint(settings),
+        "verifier": check_verifier(settings),
         "store": store_info,
         "curriculum": check_curriculum(chosen),
     }
@@ -125,6 +168,7 @@ def render(report: dict[str, Any]) -> str:
         f"settings    {settings_line}",
         f"            file {s['file']} ({file_state})",
         f"model       {report['model']['message']}",
+        f"verifier    {report['verifier']['message']}",
         f"store       {report['store']['path']}: {report['store']['message']}",
         f"curriculum  {report['curriculum']['message']}",
         "all good" if report["ok"] else "needs attention: see the lines above",

@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from tutor.output import dumps
+from tutor.output import clean_text, dumps
 
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
@@ -84,6 +84,7 @@ def audit_bank(data: Any) -> dict[str, Any]:
         raise TutorError('a quiz bank is a JSON list of items or {"questions": [...]}')
 
     items: list[dict[str, Any]] = []
+    problems: dict[int, list[Any]] = defaultdict(list)  # index -> issues, for the plain output
     batches: dict[str, list[tuple[int, Any]]] = defaultdict(list)
     by_code: Counter[str] = Counter()
     longest = 0
@@ -97,6 +98,7 @@ def audit_bank(data: Any) -> dict[str, Any]:
             continue
         for issue in audit_item(q):
             _add(entry, issue)
+            problems[index].append(issue)
         if q.correct_index is not None and key_is_single_longest(q.options, q.correct_index):
             longest += 1
         stage = raw.get("stage") if isinstance(raw.get("stage"), str) else ""
@@ -112,6 +114,7 @@ def audit_bank(data: Any) -> dict[str, Any]:
             seen.add((issue.id, issue.code))
             for entry in by_id[issue.id]:
                 _add(entry, issue)
+                problems[entry["index"]].append(issue)
     for entry in items:
         by_code.update(entry["codes"])
     total = len(items)
@@ -125,7 +128,31 @@ def audit_bank(data: Any) -> dict[str, Any]:
         "key_single_longest_pct": round(100 * longest / total, 1) if total else 0.0,
         "length_leak_flagged": by_code.get("M04", 0),
     }
-    return {"items": items, "summary": summary}
+    return {"items": items, "summary": summary, "problems": dict(problems)}
+
+
+MALFORMED = (
+    "the item is malformed: it needs a question (text), 4 options (text) and an "
+    "integer key `correct`"
+)
+
+
+def plain_line(entry: dict[str, Any], issues: list[Any]) -> str:
+    """One line per item, in words: `item 3 (id): ok`, or what is wrong and how to fix it."""
+    label = f"item {entry['index']}" + (f" ({entry['id']})" if entry["id"] else "")
+    if entry["codes"] == ["M00"] and not issues:
+        return f"{label}: not ok — {MALFORMED} (M00)"
+    if not issues:
+        return f"{label}: ok"
+    seen: set[tuple[str, str]] = set()
+    parts = []
+    for i in sorted(issues, key=lambda i: ("high", "medium", "low").index(i.severity)):
+        if (i.code or "", i.problem) in seen:
+            continue
+        seen.add((i.code or "", i.problem))
+        parts.append(f"{i.problem} — fix: {i.suggested_fix} ({i.code}, {i.severity})")
+    verdict = "ok, with notes" if entry["ok"] else "not ok"
+    return f"{label}: {verdict} — " + "; ".join(parts)
 
 
 def _add(entry: dict[str, Any], issue: Any) -> None:
@@ -140,12 +167,13 @@ def run(args: argparse.Namespace) -> int:
 
     data = read_json_file(args.quiz, "quiz bank")
     report = audit_bank(data)
+    problems = report.pop("problems")
     summary = report["summary"]
     if args.json:
         print(dumps(report, indent=2))
     else:
         for entry in report["items"]:
-            print(dumps(entry))
+            print(clean_text(plain_line(entry, problems.get(entry["index"], []))))
         codes = ", ".join(f"{c} {n}" for c, n in summary["by_code"].items()) or "none"
         print(
             f"summary: {summary['items']} items, {summary['ok']} ok, {summary['not_ok']} not ok; "

@@ -4,6 +4,8 @@ boundaries rarely wait on the model. Everything made here is then gated."""
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -11,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from tutor import aio
+from tutor.gates.claims import is_scaffold
 from tutor.gates.text import normalise
 
 _DOING = {
@@ -18,14 +21,19 @@ _DOING = {
     "reprobe": "writing a re-probe question",
     "rewrite": "rewriting a quiz item into a fair multiple-choice question",
     "grade": "grading your answer against the reference",
+    "revise": "revising the draft where the check found problems",
 }
+log = logging.getLogger("tutor.engine")
 
 
 class StepDraft(BaseModel):
+    """A drafted step. `claims` is the drafter's own list, kept for the model's sake only: the
+    claims checked are every asserting sentence of `content` (tutor.gates.claims)."""
+
     model_config = ConfigDict(extra="forbid")
 
     content: str = Field(min_length=1)
-    claims: list[str] = Field(min_length=1)
+    claims: list[str] = []
 
 
 class IsomorphicItem(BaseModel):
@@ -44,23 +52,50 @@ class FreeRecallGrade(BaseModel):
 
 
 class Drafter:
+    """Work keyed by what it is for: each key is worked once per lesson, in the background
+    (`prefetch`) or when needed (`take` with the work to do if it was not prefetched). A result
+    that is None — a rejected rewrite, a failed call — is kept too, so it is never asked
+    again."""
+
     def __init__(self, provider, workers: int = 2) -> None:
         self.provider = provider
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tutor-prep")
         self._futures: dict[str, Future] = {}
         self.activity = None  # tutor.engine.progress.Activity: progress, and the learner quitting
+        self._work: dict[str, Callable[[], Any]] = {}
+        self._lock = threading.Lock()
 
     def prefetch(self, key: str, work: Callable[[], Any]) -> None:
-        if key not in self._futures:
-            self._futures[key] = self._pool.submit(work)
+        with self._lock:
+            if key not in self._futures:
+                self._futures[key] = self._pool.submit(work)
+                self._work[key] = work
 
-    def take(self, key: str) -> Any:
-        future = self._futures.pop(key, None)
+    def take(self, key: str, work: Callable[[], Any] | None = None) -> Any:
+        """The result of the work for `key`: prefetched, else done now with `work` (once). Work
+        still queued is taken back and done here, so a waiting task never waits on the queue
+        (no deadlock when preparations wait on each other)."""
+        with self._lock:
+            future = self._futures.get(key)
+            run_here: Callable[[], Any] | None = None
+            if future is None and work is not None:
+                run_here = work
+            elif future is not None and future.cancel():
+                run_here = self._work.get(key) or work
+            if run_here is not None:
+                future = Future()
+                self._futures[key] = future
         if future is None:
             return None
+        if run_here is not None:
+            try:
+                future.set_result(run_here())
+            except Exception as exc:  # kept on the future; reported below like a prefetch's
+                future.set_exception(exc)
         try:
             return future.result()
-        except Exception:
+        except Exception as exc:  # a bug in preparation: logged; the caller falls back
+            log.warning("preparing %s failed: %s: %s", key, type(exc).__name__, exc)
             return None
 
     def close(self) -> None:
@@ -87,14 +122,22 @@ class Drafter:
             "task": "teach_step", "step": step["title"],
             "untrusted_excerpts": compiled["excerpt"], "sources": compiled["sources"],
         }, StepDraft, "teach")
-        if made is None:
+        content = _usable(made)
+        if content is None:
             return None
-        text = normalise(made.content)
-        claims = [c for c in made.claims if normalise(c) in text]
-        if not claims:
-            return None
-        return {"content": made.content, "claims": claims, "sources": compiled["sources"],
-                "excerpt": compiled["excerpt"]}
+        return {"content": content, "sources": compiled["sources"],
+                "excerpt": compiled["excerpt"], "model": True}
+
+    def revise(self, step: dict[str, Any], made: dict[str, Any], draft: str,
+               flagged: list[tuple[str, str]]) -> str | None:
+        """The draft revised where the verifier found issues (claims it disputes, with its
+        explanation); None when the model cannot revise it."""
+        revised = self._call("tutor", {
+            "task": "revise_step", "step": step["title"], "untrusted_draft": draft,
+            "untrusted_disputed": [{"claim": c, "problem": why} for c, why in flagged],
+            "untrusted_excerpts": made["excerpt"], "sources": made["sources"],
+        }, StepDraft, "revise")
+        return _usable(revised)
 
     def isomorphic(self, item) -> dict[str, Any] | None:
         """The same concept, structurally different wording: the re-probe after a lucky hunch."""
@@ -118,11 +161,22 @@ class Drafter:
     def grade(self, item, answer: str) -> bool | None:
         """The model's grade of a free-recall answer against the reference; None when it cannot
         grade (the learner then grades it)."""
-        made = self._call("tutor", {
+        made = self._call("grader", {
             "task": "grade_free_recall", "question": item.question,
             "untrusted_reference": item.reference, "untrusted_answer": answer,
         }, FreeRecallGrade, "grade")
         return None if made is None else made.passed
+
+
+def _usable(made: StepDraft | None) -> str | None:
+    """A draft's text, or None when it is empty or carries a [bracketed] scaffold line — those
+    are the program's provenance marks, exempt from claim extraction, so a model may not write
+    them."""
+    if made is None or not normalise(made.content):
+        return None
+    if any(is_scaffold(line) for line in made.content.splitlines()):
+        return None
+    return made.content
 
 
 def _fair_mcq(made: IsomorphicItem | None, item, new_id: str, note: str) -> dict[str, Any] | None:

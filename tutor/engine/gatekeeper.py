@@ -7,8 +7,10 @@ the rest UNVERIFIED; the local checker has the last word. Receipts are kept in t
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from learning_system.store import Store
 from tutor import aio
@@ -16,6 +18,7 @@ from tutor.engine.progress import Activity
 from tutor.gates import offline_verifier
 from tutor.gates.audit import save_receipt
 from tutor.gates.checker import Block, Emit, check_turn
+from tutor.gates.claims import extract_claims
 from tutor.gates.digest_view import GateDigest
 from tutor.gates.envelopes import (
     Claim,
@@ -31,6 +34,26 @@ from tutor.gates.turns import Turn
 from tutor.gates.verdicts import FactCheckVerdict, Verdict
 
 Outcome = Emit | Block
+# What a draft reviser returns: the revised text, or None when it cannot revise.
+Reviser = Callable[[str, list[tuple[str, str]]], str | None]
+log = logging.getLogger("tutor.engine")
+NOT_INDEPENDENT = ("checked by the model that wrote it, not by an independent verifier "
+                   "(set TUTOR_VERIFIER_MODEL for one)")
+
+
+def _online(provider: Any) -> bool:
+    return provider is not None and not getattr(provider, "offline", True)
+
+
+def _same_model(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    sa, sb = getattr(a, "settings", None), getattr(b, "settings", None)
+    if sa is None or sb is None:
+        return getattr(a, "model", None) == getattr(b, "model", None)
+    from tutor.llm.settings import same_model
+
+    return same_model(sa, sb)
 
 
 def describe(envelopes: Sequence[Envelope]) -> str:
@@ -53,18 +76,49 @@ def describe(envelopes: Sequence[Envelope]) -> str:
 
 
 class Gatekeeper:
+    """`provider` drafts; its `verifier` (TUTOR_VERIFIER_*, else the provider itself) runs the
+    gate verifiers. Receipts say which ran: `model` (and whether it was independent of the
+    drafting model), `offline` (the deterministic verifier: no model, a model that failed, or a
+    verdict the rules settle), or `none`."""
+
     def __init__(self, store: Store, digest: GateDigest, provider=None) -> None:
         self.store = store
         self.digest = digest
-        self.provider = None if provider is None or getattr(provider, "offline", True) else provider
-        self._verdicts: dict[str, tuple[Verdict, str]] = {}
+        self.provider = provider if _online(provider) else None
+        verifier = getattr(self.provider, "verifier", None) or self.provider
+        self.verifier = verifier if _online(verifier) else None
+        self.independent = (self.verifier is not None and self.provider is not None
+                            and not _same_model(self.verifier, self.provider))
+        self._verdicts: dict[str, tuple[Verdict, str, str]] = {}
         self._in_flight: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
         self.activity: Activity | None = None  # where model verifications report progress
 
-    def _verify(self, envelope: Envelope) -> tuple[Verdict, str]:
-        if self.provider is None:
-            return offline_verifier.verify(envelope), "offline"
+    # the model's health ------------------------------------------------------------------------
+    def _breakers(self) -> list[Any]:
+        out = []
+        for p in (self.provider, self.verifier):
+            b = getattr(p, "breaker", None)
+            if b is not None and b not in out:
+                out.append(b)
+        return out
+
+    def notice(self) -> str | None:
+        """Once, after the model went offline for this lesson: the line that tells the learner."""
+        for b in self._breakers():
+            told = b.notice()
+            if told:
+                return told
+        return None
+
+    def _verifier_down(self) -> bool:
+        b = getattr(self.verifier, "breaker", None)
+        return b is not None and b.is_open
+
+    # verification ---------------------------------------------------------------------------
+    def _verify(self, envelope: Envelope) -> tuple[Verdict, str, str]:
+        if self.verifier is None or self._verifier_down():
+            return offline_verifier.verify(envelope), "offline", ""
         key = envelope.model_dump_json()
         self.prewarm([envelope])
         with self._lock:
@@ -75,10 +129,11 @@ class Gatekeeper:
             return self._verdicts[key]
 
     def prewarm(self, envelopes: Sequence[Envelope]) -> None:
-        """Run a model verifier on several envelopes at once (they are independent) and keep
-        the verdicts for the turns that will carry them. An envelope already being verified
-        (e.g. in the background) is not sent twice."""
-        if self.provider is None:
+        """Run the model verifier on several envelopes at once (they are independent) and keep
+        the verdicts for the turns that will carry them. An envelope already verified or being
+        verified (e.g. in the background) is not sent again. Works from a plain thread and from
+        a thread that already runs an event loop."""
+        if self.verifier is None or self._verifier_down():
             return
         done = threading.Event()
         with self._lock:
@@ -92,23 +147,29 @@ class Gatekeeper:
             return
         if self.activity is not None:
             self.activity.report(describe(list(todo.values())))
+        from tutor.llm.model_verifier import verify_for_receipt
+
+        verifier = self.verifier
 
         async def all_of() -> list:
-            return await asyncio.gather(*(self.provider.verify(e) for e in todo.values()),
+            return await asyncio.gather(*(verify_for_receipt(verifier, e) for e in todo.values()),
                                         return_exceptions=True)
 
         try:
-            results = aio.run(all_of(), self.provider)
-        except Exception as exc:  # the verifier could not run: UNVERIFIED, never a pass
+            results: list[Any] = aio.run(all_of(), verifier)
+        except Exception as exc:  # the loop itself failed: logged below, offline verdicts
             results = [exc] * len(todo)
         with self._lock:
             for (key, envelope), result in zip(todo.items(), results, strict=True):
                 if isinstance(result, BaseException):
-                    reason = f"verifier failed: {type(result).__name__}: {result}"
-                    self._verdicts[key] = (offline_verifier.unverified(envelope, reason), "none")
+                    # not a model failure (those come back as offline verdicts) but a bug:
+                    # logged, and the deterministic verifier decides — never fewer checks
+                    reason = f"verifier error: {type(result).__name__}: {result}"
+                    log.warning("%s", reason)
+                    self._verdicts[key] = (offline_verifier.verify(envelope), "offline", reason)
                 else:
-                    self._verdicts[key] = (result, "model")
-                del self._in_flight[key]
+                    self._verdicts[key] = result
+                self._in_flight.pop(key, None)
         done.set()
 
     @staticmethod
@@ -131,14 +192,28 @@ class Gatekeeper:
             rubric=rubric or [], reference_excerpt=excerpt,
         )
 
-    def _receipt(self, message_id: str, envelope: Envelope, cycles: int = 0) -> Receipt:
-        verdict, verifier = self._verify(envelope)
-        receipt = make_receipt(message_id, envelope, verdict, cycles, verifier)  # type: ignore[arg-type]
+    def _receipt(self, message_id: str, envelope: Envelope, cycles: int = 0,
+                 verified: tuple[Verdict, str, str] | None = None) -> Receipt:
+        verdict, verifier, _note = verified or self._verify(envelope)
+        extra: dict[str, Any] = {}
+        if verifier == "model" and self.verifier is not None:
+            extra = {"verifier_model": getattr(self.verifier, "model", None),
+                     "independent": self.independent}
+        receipt = make_receipt(message_id, envelope, verdict, cycles, verifier,  # type: ignore[arg-type]
+                               **extra)
         save_receipt(self.store, receipt)
         return receipt
 
     def _check(self, turn: Turn, receipts: Sequence[Receipt]) -> Outcome:
-        return check_turn(turn, list(receipts), self.digest)
+        outcome = check_turn(turn, list(receipts), self.digest)
+        if isinstance(outcome, Emit) and any(r.independent is False for r in receipts):
+            outcome = outcome.model_copy(update={"flags": [*outcome.flags, NOT_INDEPENDENT]})
+        return outcome
+
+    def notice_turn(self, message_id: str, content: str) -> Outcome:
+        """Navigation and status text (the prior table, a verdict summary): no claims, no
+        questions, so no gate — but it still passes the checker."""
+        return self._check(Turn(message_id=message_id, kind="notice", content=content), [])
 
     def ask(self, message_id: str, content: str, questions: list[QuizQuestion], purpose: str,
             concept: str, excerpt: str) -> Outcome:
@@ -147,35 +222,42 @@ class Gatekeeper:
         turn = Turn(message_id=message_id, kind="ask", content=content, questions=questions)
         return self._check(turn, [receipt])
 
-    def teach(self, message_id: str, content: str, claims: list[str], sources: list[str],
-              excerpt: str, context: str = "") -> Outcome:
-        """Fact-check exactly this draft; fold corrections in, re-checking only corrected
-        claims, for at most MAX_CYCLES cycles."""
-        claim_models = [Claim(id=f"c{n + 1}", claim=c) for n, c in enumerate(claims)]
+    def teach(self, message_id: str, content: str, sources: list[str], excerpt: str,
+              context: str = "", revise: Reviser | None = None, offline: bool = False
+              ) -> Outcome:
+        """Fact-check exactly this draft. Its claims are the program's: every sentence of the
+        draft that asserts something (tutor.gates.claims). Corrections the verifier gives are
+        folded in; claims with issues and no correction go to `revise` (a redraft), and the
+        revised draft is checked again — at most MAX_CYCLES cycles. What still has issues then
+        is blocked (F08 / F09), and the caller falls back. `offline` checks with the
+        deterministic verifier only: for the lesson's own text, quoted as it is."""
         rendered = content
         cycles = 0
         while True:
+            texts = extract_claims(rendered)
+            if not texts:
+                return self.notice_turn(message_id, rendered)
+            claim_models = [Claim(id=f"c{n + 1}", claim=c) for n, c in enumerate(texts)]
             envelope = FactCheckEnvelope(
                 claims=claim_models, rendered_content=rendered, source_urls=sources,
                 reference_excerpt=excerpt, context=context,
             )
-            verdict, verifier = self._verify(envelope)
-            corrections = {}
+            verified = ((offline_verifier.verify(envelope), "offline", "") if offline
+                        else self._verify(envelope))
+            verdict = verified[0]
+            flagged = []
             if isinstance(verdict, FactCheckVerdict):
-                corrections = {v.id: v.corrected_claim for v in verdict.claims
-                               if v.verdict == "ISSUES" and v.corrected_claim}
-            if not corrections or cycles >= MAX_CYCLES:
+                by_id = {c.id: c.claim for c in claim_models}
+                flagged = [(by_id[v.id], v.explanation) for v in verdict.claims
+                           if v.verdict == "ISSUES" and not v.corrected_claim]
+            if not flagged or revise is None or cycles >= MAX_CYCLES:
                 break
-            emitted = rendered
-            for claim in claim_models:
-                if claim.id in corrections:
-                    emitted = emitted.replace(claim.claim, corrections[claim.id])
-            # the next cycle checks the corrected draft and only its corrected claims
-            claim_models = [Claim(id=cid, claim=text) for cid, text in corrections.items()]
-            rendered = emitted
+            revised = revise(rendered, flagged)
+            if not revised or revised == rendered:
+                break
+            rendered = revised
             cycles += 1
-        receipt = make_receipt(message_id, envelope, verdict, cycles, verifier)  # type: ignore[arg-type]
-        save_receipt(self.store, receipt)
+        receipt = self._receipt(message_id, envelope, cycles, verified)
         emitted = rendered
         if isinstance(verdict, FactCheckVerdict):
             for v in verdict.claims:

@@ -80,6 +80,17 @@ def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 
+def words(text: str) -> set[str]:
+    """Substantive words of a text (lower case, no short or common words)."""
+    return {w for w in _words(text) if len(w) > 2}
+
+
+def as_free_recall(item: Presented, note: str) -> Presented:
+    """A presented choice item asked as free recall instead (the key becomes the reference)."""
+    return item.model_copy(update={"type": "free_recall", "options": [], "correct_index": None,
+                                   "note": note})
+
+
 def _strategy_scores(question: str, options: Sequence[str]) -> dict[str, list[float]]:
     """Per answer-free strategy, the score it gives each option (it picks a highest one)."""
     lengths = [len(o) for o in options]

@@ -9,6 +9,7 @@ learner stopped.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -20,6 +21,7 @@ from tutor.engine.items import Presented
 from tutor.engine.selection import concept_id, slug
 from tutor.engine.turns import ERROR_TYPES, Action, Prompt, Table
 from tutor.gates.checker import Block, Emit
+from tutor.gates.envelopes import QuizQuestion
 
 Script = Generator[Prompt, Action, None]
 SKIP_SECTIONS = {"learning objectives", "further reading", "exercises", "ship it"}
@@ -28,6 +30,7 @@ MIN_STRAND_MCQ = 3
 CATCH_UP_MIN = 6
 QUIZ_SIZE = 5
 QUIZ_KEEP = 2  # checkpoints never take the end-of-lesson quiz below this many items
+RELEVANCE_MIN = 2  # shared substantive words for an external excerpt to join a step
 FEYNMAN_RUBRIC = [
     "says what it is in your own words",
     "says when and why it is used",
@@ -225,7 +228,15 @@ class LessonScript:
         self.taught: list[dict[str, Any]] = []
         self.skipped: list[str] = []
         self.position = ""
+        self.completed = True  # False when nothing could be taught or asked
         self._n = 0
+        self._pools: dict[str, list[Presented]] = {}
+        self._pool_lock = threading.Lock()
+        self._quiz_lock = threading.Lock()
+        self._pool_locks: dict[str, threading.Lock] = {}
+        self._probe_batches: list[dict[str, Any]] | None = None
+        self._quiz_candidates: tuple[tuple[str, ...], list[Presented]] | None = None
+        self._revisions: dict[int, int] = {}
 
     # helpers ------------------------------------------------------------------------------
     def mid(self, label: str) -> str:
@@ -235,8 +246,39 @@ class LessonScript:
     def read(self, stage: str, title: str, content: str, message_id: str | None = None,
              **kw: Any) -> Script:
         action = yield Prompt(kind="read", message_id=message_id or self.mid(stage), stage=stage,
-                              title=title, position=self.position, content=content, **kw)
+                              title=title, position=self.position, content=content,
+                              **{**kw, "flags": self._flags(kw.get("flags", []))})
         return action
+
+    def _flags(self, flags: list[str]) -> list[str]:
+        """The screen's flags, with the one line saying the model went offline (shown once)."""
+        told = self.gate.notice()
+        return [*flags, told] if told else list(flags)
+
+    def status(self, stage: str, title: str, content: str, **kw: Any) -> Script:
+        """Status text (the prior table, a verdict summary, navigation): through the checker as
+        a notice — it carries no claim and no question."""
+        outcome = self.gate.notice_turn(self.mid(stage), content)
+        if isinstance(outcome, Block):
+            return (yield from self.notice_blocked(stage, title, outcome))
+        return (yield from self.show(stage, title, outcome, **kw))
+
+    def gated(self, kind: str, stage: str, title: str, content: str, purpose: str = "checkpoint"
+              ) -> Generator[Prompt, Action, Action | None]:
+        """A screen that asks the learner something of the program's own making (why?, the
+        Feynman explain-back, a self-grade against the reference): its text is the stem of a
+        free-recall question and passes quiz_audit. None when it is withheld."""
+        message_id = self.mid(stage)
+        question = QuizQuestion(id=f"{self.concept}-{stage}-{self._n}", type="free_recall",
+                                question=content)
+        outcome = self.gate.ask(message_id, content, [question], _audit_purpose(purpose),
+                                self.concept, content)
+        if isinstance(outcome, Block):
+            yield from self.notice_blocked(stage, title, outcome)
+            return None
+        return (yield Prompt(kind=kind, message_id=message_id, stage=stage,  # type: ignore[arg-type]
+                             title=title, position=self.position, content=outcome.content,
+                             unverified=outcome.unverified, flags=self._flags(outcome.flags)))
 
     def show(self, stage: str, title: str, outcome: Emit, **kw: Any) -> Script:
         """Show a turn that passed its gate, under the message id its receipts are bound to."""
@@ -261,6 +303,16 @@ class LessonScript:
         self.position = "end-of-lesson quiz"
         yield from self.quiz()
         self.position = "done"
+        if not self.taught and not self.asked:
+            # nothing was taught or asked (every screen withheld): not a finished lesson
+            self.completed = False
+            self.record("note", {"kind": "incomplete", "reason": "nothing was taught or asked"})
+            yield Prompt(kind="done", message_id=self.mid("done"), stage="done",
+                         title=f"{self.lesson.id} {self.lesson.title}", position="done",
+                         content=f"{self.lesson.title} could not be taught this time: every "
+                         "step and question was withheld. It is not recorded as done; "
+                         "`tutor continue` tries it again.")
+            return
         self.record("finish", {"verdicts": self.verdicts, "plan": self.plan_titles,
                                "taught": self.taught, "skipped": self.skipped})
         yield Prompt(kind="done", message_id=self.mid("done"), stage="done",
@@ -283,6 +335,7 @@ class LessonScript:
                      prior.hypothesis(rest, prior.search(self.gate.store, keywords))}
             return [known.get(p["concept"]) or found[p["concept"]] for p in prereqs]
 
+        self._prepare_probe(1)  # the first batch is prepared while the prior is read
         table = self.memo("prior", compute)
         self.prior_table = table
         self.record("note", {"kind": "prior", "hypothesis": table})
@@ -291,20 +344,84 @@ class LessonScript:
         lines += [f"  {r['prerequisite'][:34]:<34} {r['evidence'][:34]:<34} {r['plan']}"
                   for r in table]
         rows = [[r["prerequisite"], r["evidence"], r["plan"]] for r in table]
-        yield from self.read("prior", "Prior", "\n".join(lines), table=Table(
+        yield from self.status("prior", "Prior", "\n".join(lines), table=Table(
             headers=["prerequisite", "evidence", "plan"], rows=rows))
 
     # probe ----------------------------------------------------------------------------------
+    def _batches(self) -> list[dict[str, Any]]:
+        if self._probe_batches is None:
+            self._probe_batches = selection.probe_batches(self.curriculum, self.lesson)
+        return self._probe_batches
+
     def probe(self) -> Script:
-        batches = selection.probe_batches(self.curriculum, self.lesson)
+        batches = self._batches()
         for n, strand in enumerate(batches, 1):
             yield from self.probe_strand(strand, n, len(batches))
 
     def _pool(self, strand: dict[str, Any]) -> list[Presented]:
-        ordered = bank.broad_to_narrow(strand["items"])
-        return self._rewritten(bank.present(
-            ordered, strand["lesson"], salt=f"{self.session_id}:probe:{strand['concept']}",
-            curriculum=self.curriculum))
+        """A strand's presented items, built once (rewrites included): a re-probe or the
+        background preparation reuses them and never requests them again."""
+        key = strand["name"]
+        with self._pool_lock:
+            lock = self._pool_locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._pools:
+                ordered = bank.broad_to_narrow(strand["items"])
+                self._pools[key] = self._rewritten(bank.present(
+                    ordered, strand["lesson"], salt=f"{self.session_id}:probe:{strand['concept']}",
+                    curriculum=self.curriculum))
+            return self._pools[key]
+
+    def _strand_questions(self, strand: dict[str, Any]
+                          ) -> tuple[list[Presented], list[Presented], list[Presented]]:
+        """(a strand's choice items, its free-recall items, its explain-in-your-own-words
+        items)."""
+        members = strand.get("members", [])
+        pool = self._pool(strand)
+        choice = [p for p in pool if p.type in ("mcq", "numeric")]
+        recall = [p for p in pool if p.type == "free_recall"]
+        explains = [self.explain_item(m) for m in (self._explained(members) or [strand])]
+        return choice, recall, explains
+
+    def _prepare_probe(self, n: int) -> None:
+        """In the background: batch n's items (rewrites included) and their audits."""
+        batches = self._batches()
+        if self.drafter is None or n > len(batches):
+            return
+        strand = batches[n - 1]
+
+        def work() -> None:
+            choice, _, explains = self._strand_questions(strand)
+            envelopes = [self._ask_envelope(i, "probe", strand["concept"])
+                         for i in [*choice[:MAX_STRAND_MCQ], *explains]]
+            self.gate.prewarm(envelopes[:1])  # the first question first: it is needed first
+            self.gate.prewarm(envelopes[1:])
+
+        self.drafter.prefetch(f"prepare-probe:{n}", work)
+
+    def _quiz_pool(self) -> list[Presented]:
+        """The quiz's items from the bank items not asked yet, built once per such set."""
+        unasked = [q for q in selection.quiz_bank(self.lesson) if q.id not in self.asked]
+        key = tuple(q.id for q in unasked)
+        with self._quiz_lock:
+            if self._quiz_candidates is None or self._quiz_candidates[0] != key:
+                self._quiz_candidates = (key, self._rewritten(bank.present(
+                    unasked, self.lesson, salt=f"{self.session_id}:quiz",
+                    curriculum=self.curriculum)))
+            return self._quiz_candidates[1]
+
+    def _prepare_quiz(self) -> None:
+        """In the background, during the last teaching step: the quiz's items and audits."""
+        if self.drafter is None:
+            return
+
+        def work() -> None:
+            pool = sorted(self._quiz_pool(), key=lambda p: p.type == "free_recall")
+            envelopes = [self._ask_envelope(i, "quiz", self.concept) for i in pool[:QUIZ_SIZE]]
+            self.gate.prewarm(envelopes[:1])
+            self.gate.prewarm(envelopes[1:])
+
+        self.drafter.prefetch("prepare-quiz", work)
 
     def _rewritten(self, pool: list[Presented]) -> list[Presented]:
         """With a model, bank items that failed the quiz rules are rewritten as MCQs; a rewrite
@@ -319,7 +436,7 @@ class LessonScript:
             made = None
             if p in failed:
                 made = self.memo(f"rewrite:{p.id}", lambda p=p: self.drafter.take(
-                    f"rewrite:{p.id}") or self.drafter.rewrite(p))
+                    f"rewrite:{p.id}", lambda: self.drafter.rewrite(p)))
             out.append(Presented.model_validate(made) if made else p)
         return out
 
@@ -339,13 +456,10 @@ class LessonScript:
         then one free-recall item. A catch-up batch asks CATCH_UP_MIN–MAX_STRAND_MCQ items
         spread round-robin over its member strands, and 2 free-recall items."""
         members = strand.get("members", [])
-        pool = self._pool(strand)
-        choice = [p for p in pool if p.type in ("mcq", "numeric")]
-        recall = [p for p in pool if p.type == "free_recall"]
-        explains = [self.explain_item(m) for m in self._explained(members)] if members else [
-            self.explain_item(strand)]
+        choice, recall, explains = self._strand_questions(strand)
         self._prewarm_asks(f"audit:{n}", [*choice[:MAX_STRAND_MCQ], *explains], "probe",
                            strand["concept"])
+        self._prepare_probe(n + 1)  # the next batch is prepared while this one is answered
         title = f"Probe · strand {n} of {total} · {strand['name']}"
         answers: list[dict[str, Any]] = []
 
@@ -426,6 +540,12 @@ class LessonScript:
         message_id = self.mid(f"ask:{item.id}")
         outcome = self.gate.ask(message_id, item.render(), [item.to_question()],
                                 _audit_purpose(purpose), concept, item.reference)
+        if isinstance(outcome, Block) and item.type == "mcq" and outcome.code in ("Q04", "Q05"):
+            # the audit disputes the choice item: ask the same item as free recall instead
+            item = bank.as_free_recall(item, f"the quiz audit found issues ({outcome.code})")
+            message_id = self.mid(f"ask:{item.id}:recall")
+            outcome = self.gate.ask(message_id, item.render(), [item.to_question()],
+                                    _audit_purpose(purpose), concept, item.reference)
         if isinstance(outcome, Block):
             yield from self.notice_blocked(purpose, title, outcome)
             return None
@@ -434,7 +554,7 @@ class LessonScript:
         action = yield Prompt(kind=kind, message_id=message_id, stage=purpose, title=title,
                               position=self.position, content=outcome.content, item=item,
                               needs_confidence=True, unverified=outcome.unverified,
-                              flags=outcome.flags)
+                              flags=self._flags(outcome.flags))
         given = action.text if item.type == "free_recall" else action.value
         idk = action.value == "idk"
         graded = None if idk else bank.grade(item, given)
@@ -462,26 +582,35 @@ class LessonScript:
                         self.drafter.grade(a["item"], a["answer"])))
         for a in answers:
             item: Presented = a["item"]
-            if a["outcome"] == "pending":
+            pending = a["outcome"] == "pending"
+            by_model = False
+            if pending:
                 passed = None
                 if self.drafter is not None:
                     passed = self.memo(f"grade:{a['attempt_id']}", lambda a=a: self.drafter.take(
-                        f"grade:{a['attempt_id']}"))
+                        f"grade:{a['attempt_id']}", lambda: self.drafter.grade(
+                            a["item"], a["answer"])))
+                by_model = passed is not None
                 if passed is None:
                     passed = yield from self.self_grade(item, a["answer"], title)
+                    if passed is None:
+                        continue  # the self-grade screen was withheld: the answer stays pending
                 a["outcome"] = "correct" if passed else "wrong"
+            outcome = self.gate.grade(self.mid(f"grade:{item.id}"), self._graded(a),
+                                      item.to_question(), graded_answer(item, a["answer"]),
+                                      a["outcome"] == "correct", item.reference)
+            if isinstance(outcome, Block) and by_model and outcome.code in ("R01", "R02"):
+                # the audit disputes the model's grade: the learner grades it against the reference
+                passed = yield from self.self_grade(item, a["answer"], title)
+                if passed is None:
+                    a["outcome"] = "pending"
+                    continue
+                a["outcome"] = "correct" if passed else "wrong"
+                outcome = self.gate.grade(self.mid(f"regrade:{item.id}"), self._graded(a),
+                                          item.to_question(), graded_answer(item, a["answer"]),
+                                          passed, item.reference)
+            if pending:
                 self.record("grade", a)
-            passed = a["outcome"] == "correct"
-            shown = "I don't know" if a["answer"] == "idk" else a["answer"]
-            if item.type == "mcq" and shown.isdigit():
-                shown = f"{int(shown) + 1}. {item.options[int(shown)]}"
-            sureness = (a["confidence"] or "").replace("_", " ")
-            verdict = "right" if passed else ("I don't know" if a["outcome"] == "idk" else
-                                              "not quite")
-            content = (f"{item.question}\n  You answered: {shown} ({sureness})\n"
-                       f"  {verdict}. Reference: {item.reference}")
-            outcome = self.gate.grade(self.mid(f"grade:{item.id}"), content, item.to_question(),
-                                      graded_answer(item, a["answer"]), passed, item.reference)
             if isinstance(outcome, Block):
                 yield from self.notice_blocked("results", title, outcome)
                 continue
@@ -493,10 +622,11 @@ class LessonScript:
                                         "attribution": "I don't know", "retest_early": False})
 
     def self_grade(self, item: Presented, answer: str, title: str
-                   ) -> Generator[Prompt, Action, bool]:
+                   ) -> Generator[Prompt, Action, bool | None]:
         """Offline free recall: the reference split into 2–4 key points, the learner marks
         each one their answer covered; right when it covered more than half of them. An empty
-        or nonsense answer is wrong without asking."""
+        or nonsense answer is wrong without asking. None when a key-point screen was
+        withheld (no grade from part of the points)."""
         if not selfgrade.looks_like_an_answer(answer, item.question + " " + item.reference):
             return False
         points = selfgrade.key_points(item.reference)
@@ -505,8 +635,23 @@ class LessonScript:
             check = yield from self.read_yes_no(
                 "results", title, f"{item.question}\n  Your answer: {answer}\n\nKey point "
                 f"{n} of {len(points)}: {point}\nDid your answer make this point?")
+            if check is None:
+                return None
             covered += check.value == "y"
         return selfgrade.passes(covered, len(points))
+
+    @staticmethod
+    def _graded(a: dict[str, Any]) -> str:
+        item: Presented = a["item"]
+        shown = "I don't know" if a["answer"] == "idk" else a["answer"]
+        if item.type == "mcq" and shown.isdigit():
+            shown = f"{int(shown) + 1}. {item.options[int(shown)]}"
+        sureness = (a["confidence"] or "").replace("_", " ")
+        passed = a["outcome"] == "correct"
+        verdict = "right" if passed else ("I don't know" if a["outcome"] == "idk" else
+                                          "not quite")
+        return (f"{item.question}\n  You answered: {shown} ({sureness})\n"
+                f"  {verdict}. Reference: {item.reference}")
 
     def _prewarm_grades(self, answers: list[dict[str, Any]]) -> None:
         self.gate.prewarm([
@@ -515,21 +660,30 @@ class LessonScript:
             for a in answers
         ])
 
-    def read_yes_no(self, stage: str, title: str, content: str) -> Script:
-        return (yield Prompt(kind="yes_no", message_id=self.mid(stage), stage=stage,
-                             title=title, position=self.position, content=content))
+    def read_yes_no(self, stage: str, title: str, content: str
+                    ) -> Generator[Prompt, Action, Action | None]:
+        return (yield from self.gated("yes_no", stage, title, content))
 
     def attribute(self, answer: dict[str, Any], title: str, confident: bool) -> Script:
+        content = "What kind of slip was it? Then, in your words, what happened?"
+        checked = self.gate.notice_turn(self.mid("mistake"), content)  # navigation text only
         action = yield Prompt(
-            kind="error_type", message_id=self.mid("mistake"), stage="mistake", title=title,
-            position=self.position,
-            content="What kind of slip was it? Then, in your words, what happened?")
+            kind="error_type", message_id=checked.message_id, stage="mistake", title=title,
+            position=self.position, content=checked.content if isinstance(checked, Emit) else "",
+            flags=self._flags([]))
         self.record("mistake", {**answer, "error_type": ERROR_TYPES[int(action.value) - 1],
                                 "attribution": action.text, "retest_early": confident})
 
     def results(self, strand: dict[str, Any], title: str, answers: list[dict[str, Any]],
                 free: list[dict[str, Any]]) -> Script:
         title = title + " · results"
+        if not answers and not free:
+            # every question of the strand was withheld: there is nothing to judge
+            self.record("note", {"kind": "verdict", "strand": strand["name"],
+                                 "verdict": "not probed", "evidence": []})
+            yield from self.status("results", title, f"No verdict for {strand['name']}: its "
+                                   "questions were withheld, so nothing was asked.")
+            return
         yield from self.reveal(answers + free, title, strand["concept"])
         evidence = []
         misconceived: set[str] = set()
@@ -546,8 +700,11 @@ class LessonScript:
                   and item.bloom in ("apply", "analyze", "evaluate", "create")):
                 why_done = True
                 sound = yield from self.why(a, title)
-                row["follow_up"] = "why: sound" if sound else "why: misconception"
-                if not sound:
+                if sound is None:
+                    row["follow_up"] = "why: withheld"
+                else:
+                    row["follow_up"] = "why: sound" if sound else "why: misconception"
+                if sound is False:
                     misconceived.add(item.lesson_id)
             evidence.append(row)
         evidence += [{"item": f["item"].id, "lesson": f["item"].lesson_id,
@@ -581,7 +738,7 @@ class LessonScript:
                       "own, so no verdict; the plan refreshes it."]
         rows = [[r["item"], r["answer"], r["confidence"] or "", r["outcome"], r["follow_up"]]
                 for r in evidence]
-        yield from self.read("results", title, "\n".join(lines), table=Table(
+        yield from self.status("results", title, "\n".join(lines), table=Table(
             headers=["item", "answer", "confidence", "outcome", "follow-up"], rows=rows))
 
     def reprobe(self, strand: dict[str, Any], item: Presented, title: str) -> Script:
@@ -596,8 +753,8 @@ class LessonScript:
                 spare.insert(0, Presented.model_validate(made))
         if not spare:
             return "re-probe: none available"
-        yield from self.read("results", title, "You were right but tagged it a hunch: one more, "
-                             "worded differently.")
+        yield from self.status("results", title, "You were right but tagged it a hunch: one "
+                               "more, worded differently.")
         again = yield from self.ask(spare[0], "probe", title + " · re-probe",
                                     self._concept_of(spare[0]), feedback=True)
         if again and again["outcome"] == "correct":
@@ -605,15 +762,19 @@ class LessonScript:
                 "re-probe: right, unsure")
         return "re-probe: wrong"
 
-    def why(self, answer: dict[str, Any], title: str) -> Script:
+    def why(self, answer: dict[str, Any], title: str) -> Generator[Prompt, Action, bool | None]:
+        """None when the spot-check could not be shown (withheld)."""
         item: Presented = answer["item"]
-        action = yield Prompt(kind="text", message_id=self.mid("why"), stage="results",
-                              title=title, position=self.position,
-                              content=f"You were sure about: {item.question}\nWhy? "
-                              "Give your reasoning in a sentence or two.")
+        action = yield from self.gated("text", "results", title,
+                                       f"You were sure about: {item.question}\nWhy? Give your "
+                                       "reasoning in a sentence or two.", purpose="probe")
+        if action is None:
+            return None
         check = yield from self.read_yes_no(
             "results", title, f"Your reasoning: {action.text}\nReference: {item.reference}\n\n"
             "Does your reasoning match the reference?")
+        if check is None:
+            return None
         sound = check.value == "y"
         why = {**answer, "answer": action.text, "attempt_id": answer["attempt_id"] + ":why",
                "outcome": "correct" if sound else "wrong", "purpose": "why"}
@@ -672,27 +833,33 @@ class LessonScript:
         self.plan_titles = [s["title"] for s in steps]
         if not steps:
             self.record("note", {"kind": "plan", "steps": []})
-            yield from self.read("plan", "Plan", f"{self.lesson.title} has no teaching text to "
-                                 "build steps from (its document is missing or empty), so the "
-                                 "end-of-lesson quiz comes next.")
+            yield from self.status("plan", "Plan", f"{self.lesson.title} has no teaching text to "
+                                   "build steps from (its document is missing or empty), so "
+                                   "the end-of-lesson quiz comes next.")
             return
         goal = self.lesson.objectives[0] if self.lesson.objectives else self.lesson.title
-        lines = [f'Your path to "{goal}"', ""]
-        lines += [f"  {'✓' if v == 'solid' else '◆'} {name} ({v})"
+        # structure lines are [bracketed] scaffold; the sentences under them are the claims
+        lines = [f'[Your path to "{goal}"]', ""]
+        lines += [f"  [{'✓' if v == 'solid' else '◆'} {name} ({v})]"
                   for name, v in self.verdicts.items()]
-        claims, excerpts = [], []
+        excerpts = []
         rows = [["✓" if v == "solid" else "◆", name, v] for name, v in self.verdicts.items()]
         for s in steps:
             first = key_sentences(s["section"].text, 1)[0]
             where = "primary" if s["lesson"] is self.lesson else s["lesson"].id
             rows.append(["◆", s["title"], f"{where} §{s['section'].title}"])
-            lines.append(f"  ◆ {s['title']} ...... {where} §{s['section'].title}")
+            lines.append(f"  [◆ {s['title']} ...... {where} §{s['section'].title}]")
             lines.append(f"      {first}")
-            claims.append(first)
             excerpts.append(first)
         content = "\n".join(lines)
-        outcome = self.gate.teach(self.mid("plan"), content, claims, self._sources(steps),
-                                  "\n\n".join(excerpts), context="lesson plan")
+        mid = self.mid("plan")
+        outcome = self.gate.teach(mid, content, self._sources(steps), "\n\n".join(excerpts),
+                                  context="lesson plan")
+        if isinstance(outcome, Block) and self.gate.verifier is not None:
+            # the plan quotes the lesson's own sentences: checked against them, offline
+            outcome = self.gate.teach(mid + ":source", content, self._sources(steps),
+                                      "\n\n".join(excerpts), context="lesson plan",
+                                      offline=True)
         self.record("note", {"kind": "plan", "steps": self.plan_titles})
         if isinstance(outcome, Block):
             yield from self.notice_blocked("plan", "Plan", outcome)
@@ -718,10 +885,18 @@ class LessonScript:
         return [f"{where} §{step['section'].title}" if u in own else titles.get(u, u)
                 for u in urls]
 
-    def external_for(self, n: int) -> dict[str, Any] | None:
+    def external_for(self, step: dict[str, Any]) -> dict[str, Any] | None:
+        """The external excerpt that best matches the step's claims (most shared substantive
+        words, at least RELEVANCE_MIN), or None."""
         ok = [s for s in self.digest.get("sources", []) if s.get("kind") != "primary"
               and s.get("status") in ("ok", "changed", "new") and s.get("excerpt")]
-        return ok[(n - 1) % len(ok)] if ok else None
+        if not ok:
+            return None
+        section = step["section"]
+        wanted = bank.words(" ".join([section.title, *key_sentences(section.text, 3)]))
+        scored = [(len(wanted & bank.words(s["excerpt"])), -n, s) for n, s in enumerate(ok)]
+        score, _, best = max(scored, key=lambda t: (t[0], t[1]))
+        return best if score >= RELEVANCE_MIN else None
 
     def compile_step(self, step: dict[str, Any], n: int) -> dict[str, Any]:
         """Offline: the step is the source's own section with its provenance, not generated."""
@@ -730,15 +905,12 @@ class LessonScript:
         parts = [f"[source: {where} §{section.title}]", "", section.text.strip()]
         excerpt = [section.text]
         sources = [self.primary if step["lesson"] is self.lesson else str(step["lesson"].doc_path)]
-        ext = self.external_for(n)
+        ext = self.external_for(step)
         if ext:
             parts += ["", f"[external: {ext.get('title') or ext['url']}]", ext["excerpt"]]
             excerpt.append(ext["excerpt"])
             sources.append(ext["url"])
-        claims = key_sentences(section.text, 2)
-        if ext:
-            claims += key_sentences(ext["excerpt"], 1)
-        return {"content": "\n".join(parts), "claims": claims, "sources": sources,
+        return {"content": "\n".join(parts), "sources": sources,
                 "excerpt": "\n\n".join(excerpt)}
 
     def prepare_step(self, step: dict[str, Any], n: int) -> tuple[dict[str, Any], Any]:
@@ -748,14 +920,29 @@ class LessonScript:
             return (self.drafter.draft(step, compiled) if self.drafter else None) or compiled
 
         made = self.memo(f"step:{n}", draft)
-        outcome = self.gate.teach(f"{self.session_id}:teach:{n}", made["content"], made["claims"],
-                                  made["sources"], made["excerpt"], context=step["title"])
+        mid = f"{self.session_id}:teach:{n}"
+        revise = None
+        if self.drafter is not None and made.get("model"):
+            def revise(text: str, flagged: list[tuple[str, str]], made=made) -> str | None:
+                cycle = self._revisions.setdefault(n, 0) + 1
+                self._revisions[n] = cycle
+                return self.memo(f"revise:{n}:{cycle}",
+                                 lambda: self.drafter.revise(step, made, text, flagged))
+        outcome = self.gate.teach(mid, made["content"], made["sources"], made["excerpt"],
+                                  context=step["title"], revise=revise)
+        if isinstance(outcome, Block) and (made.get("model") or self.gate.verifier is not None):
+            # the model's draft stayed blocked: the lesson's own text, checked against itself
+            made = self.compile_step(step, n)
+            outcome = self.gate.teach(mid + ":source", made["content"], made["sources"],
+                                      made["excerpt"], context=step["title"], offline=True)
         return made, outcome
 
     def teach_step(self, step: dict[str, Any], n: int, total: int,
                    upcoming: dict[str, Any] | None) -> Script:
         if self.drafter is not None and upcoming is not None:
             self.drafter.prefetch(f"step:{n + 1}", lambda: self.prepare_step(upcoming, n + 1))
+        if upcoming is None:
+            self._prepare_quiz()  # the quiz is prepared while the last step is read
         prepared = self.drafter.take(f"step:{n}") if self.drafter is not None else None
         made, outcome = prepared or self.prepare_step(step, n)
         title = f"Step {n}/{total} · {step['title']}"
@@ -806,16 +993,19 @@ class LessonScript:
         yield from self.ask(item, "checkpoint", title, self.concept, feedback=True)
 
     def feynman(self, title: str) -> Script:
-        action = yield Prompt(
-            kind="text", message_id=self.mid("feynman"), stage="checkpoint", title=title,
-            position=self.position,
-            content=f"Explain {self.lesson.title} back, as if to a friend. A good explanation:\n"
+        action = yield from self.gated(
+            "text", "checkpoint", title,
+            f"Explain {self.lesson.title} back, as if to a friend. A good explanation:\n"
             + "\n".join(f"  {n}. {r}" for n, r in enumerate(FEYNMAN_RUBRIC, 1)))
+        if action is None:
+            return
         hits = []
         for n, rule in enumerate(FEYNMAN_RUBRIC, 1):
             check = yield from self.read_yes_no(
                 "checkpoint", title, f"Your explanation: {action.text}\n\n{feynman_question(rule)} "
                 f"({n} of {len(FEYNMAN_RUBRIC)})")
+            if check is None:
+                return  # a rubric screen was withheld: no Feynman grade from part of the rubric
             if check.value == "y":
                 hits.append(rule)
         passed = len(hits) == len(FEYNMAN_RUBRIC)
@@ -841,9 +1031,7 @@ class LessonScript:
 
     # end-of-lesson quiz ------------------------------------------------------------------------
     def quiz(self) -> Script:
-        pool = [p for p in self._rewritten(bank.present(
-            [q for q in selection.quiz_bank(self.lesson) if q.id not in self.asked],
-            self.lesson, salt=f"{self.session_id}:quiz", curriculum=self.curriculum))]
+        pool = list(self._quiz_pool())
         pool.sort(key=lambda p: p.type == "free_recall")
         title = f"End-of-lesson quiz · {self.lesson.title}"
         self._prewarm_asks("audit:quiz", pool[:QUIZ_SIZE], "quiz", self.concept)

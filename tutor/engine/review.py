@@ -19,8 +19,9 @@ from tutor.engine.items import Presented, grade, place_key, present
 from tutor.engine.lesson import graded_answer
 from tutor.engine.progress import Activity
 from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
-from tutor.gates.checker import Block
+from tutor.gates.checker import Block, Emit
 from tutor.gates.digest_view import GateDigest
+from tutor.gates.envelopes import QuizQuestion
 
 Script = Generator[Prompt, Action, None]
 
@@ -120,8 +121,9 @@ def review_script(store: Store, now: datetime | None = None, provider=None,
     queue = ledger.due_queue(store, now)
     total = len(queue)
     if not total:
+        empty = gate.notice_turn(f"{run_id}:empty", "Nothing is due.")
         yield Prompt(kind="done", message_id=f"{run_id}:empty", stage="done", title="Review",
-                     position="done", content="Nothing is due.")
+                     position="done", content=empty.content if isinstance(empty, Emit) else "")
         return
     for n, due in enumerate(queue, 1):
         position = f"review {n}/{total}"
@@ -149,7 +151,8 @@ def review_script(store: Store, now: datetime | None = None, provider=None,
         kind = {"mcq": "choice", "numeric": "numeric", "free_recall": "text"}[item.type]
         action = yield Prompt(kind=kind, message_id=message_id, stage="review", title=title,
                               position=position, content=outcome.content, item=item,
-                              needs_confidence=True, unverified=outcome.unverified)
+                              needs_confidence=True, unverified=outcome.unverified,
+                              flags=outcome.flags)
         idk = action.value == "idk"
         answer = action.text if item.type == "free_recall" else action.value
         passed = None if idk else grade(item, answer)
@@ -159,13 +162,17 @@ def review_script(store: Store, now: datetime | None = None, provider=None,
                 points = selfgrade.key_points(item.reference)
                 covered = 0
                 for k, point in enumerate(points, 1):
-                    check = yield Prompt(
-                        kind="yes_no", message_id=f"{message_id}:self:{k}", stage="review",
-                        title=title, position=position,
-                        content=f"Your answer: {answer}\n\nKey point {k} of {len(points)}: "
-                        f"{point}\nDid your answer make this point?")
+                    check = yield from _self_grade_screen(
+                        gate, f"{message_id}:self:{k}", title, position,
+                        f"Your answer: {answer}\n\nKey point {k} of {len(points)}: {point}\n"
+                        "Did your answer make this point?", due.concept_id or item.id)
+                    if check is None:
+                        break
                     covered += check.value == "y"
-                passed = selfgrade.passes(covered, len(points))
+                else:
+                    passed = selfgrade.passes(covered, len(points))
+                if check is None:
+                    continue  # a key-point screen was withheld: not graded, it stays due
         outcome_word = "idk" if idk else ("correct" if passed else "wrong")
         confidence = "no_idea" if idk else action.confidence
         ledger.record_attempt(store, ledger.Attempt(
@@ -196,6 +203,23 @@ def review_script(store: Store, now: datetime | None = None, provider=None,
                          title=title, position=position, content="", banner=graded.banner)
         else:
             yield Prompt(kind="read", message_id=message_id + ":grade", stage="review",
-                         title=title, position=position, content=graded.content)
+                         title=title, position=position, content=graded.content,
+                         unverified=graded.unverified, flags=graded.flags)
     yield Prompt(kind="done", message_id=f"{run_id}:done", stage="done", title="Review",
                  position="done", content=f"Review done: {total} items. The schedule is updated.")
+
+
+def _self_grade_screen(gate: Gatekeeper, message_id: str, title: str, position: str, text: str,
+                       concept: str) -> Generator[Prompt, Action, Action | None]:
+    """A self-grade screen shows the reference, so it passes the checker like a question; None
+    when it is withheld (its banner shown instead)."""
+    gated = gate.ask(message_id, text, [QuizQuestion(
+        id=f"{message_id}-self-grade", type="free_recall", question=text)], "checkpoint",
+        concept, text)
+    if isinstance(gated, Block):
+        yield Prompt(kind="read", message_id=message_id, stage="review", title=title,
+                     position=position, content="", banner=gated.banner)
+        return None
+    return (yield Prompt(kind="yes_no", message_id=message_id, stage="review", title=title,
+                         position=position, content=gated.content,
+                         unverified=gated.unverified, flags=gated.flags))

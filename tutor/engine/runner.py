@@ -62,7 +62,8 @@ def _open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | Non
 
         drafter = Drafter(provider)
     latest = store.latest_session(curriculum=str(curriculum.root))
-    if lesson_ref is None and latest is not None and latest["status"] != "done":
+    if lesson_ref is None and latest is not None and latest["status"] not in ("done",
+                                                                               "incomplete"):
         lease(store, latest["id"], take_over=take_over)  # before replay: fences the other tutor
         try:
             session = Session.resume(store, curriculum, latest, provider=provider,

@@ -88,7 +88,7 @@ class Session:
                 raise ReplayError(f"recorded action {e['seq']} no longer fits: {exc}") from None
             self.prompt = self._gen.send(action)
         self.held: Action | None = self._held(events)
-        self._save("active" if self.prompt.kind != "done" else "done")
+        self._save(self._status())
 
     def _held(self, events: list[dict[str, Any]]) -> Action | None:
         """Text typed at the current prompt and saved before it was complete (its confidence
@@ -107,6 +107,13 @@ class Session:
               drafter=None, offline: bool = True, activity: Activity | None = None
               ) -> Session:
         activity = activity or Activity()
+        for breaker in (getattr(provider, "breaker", None),
+                        getattr(getattr(provider, "verifier", None), "breaker", None)):
+            if breaker is not None:
+                breaker.reset()  # each lesson tries the model again
+        warm = getattr(provider, "warm", None)
+        if warm is not None:
+            warm()
         digest = lesson_digest(store, curriculum, lesson, offline=offline, activity=activity,
                                provider=provider)
         session_id = f"s-{concept_id(lesson)[:24]}-{uuid.uuid4().hex[:8]}"
@@ -144,7 +151,7 @@ class Session:
             self._append("action", action.model_dump(exclude_defaults=True))
             self.held = None
             self.prompt = self._gen.send(action)
-            self._save("done" if self.done else "active")
+            self._save(self._status())
             return self.prompt
 
     def hold(self, action: Action) -> None:
@@ -157,6 +164,11 @@ class Session:
         self._append("held", {"message_id": self.prompt.message_id,
                               "action": action.model_dump(exclude_defaults=True)})
         self.held = action
+    def _status(self) -> str:
+        """`done` only for a lesson that taught or asked something; `incomplete` otherwise."""
+        if not self.done:
+            return "active"
+        return "done" if self.script.completed else "incomplete"
 
     def close(self) -> None:
         """Stop background work (drafts, verifications); safe to call more than once."""

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from tutor.gates.claims import extract_claims
 from tutor.gates.codes import BLOCK_CODES
 from tutor.gates.digest_view import GateDigest
 from tutor.gates.envelopes import (
@@ -233,6 +234,7 @@ def _check_fact(turn: Turn, r: Receipt, digest: GateDigest | None, content: Text
         same = env.rendered_content == content.raw or rendered.norm == content.norm
     if not same:
         raise _Blocked("F02", "rendered_content after corrections differs from the emitted content")
+    _check_every_sentence(turn, env, corrected)
     open_ids = [v.id for v in verdict.claims if v.verdict == "ISSUES" and v.corrected_claim is None]
     if open_ids:
         if r.cycles < MAX_CYCLES:
@@ -244,6 +246,37 @@ def _check_fact(turn: Turn, r: Receipt, digest: GateDigest | None, content: Text
         raise _Blocked(
             "F09", f"claims {', '.join(open_ids)} still have issues after {MAX_CYCLES} cycles"
         )
+
+
+def _bare(text: str) -> str:
+    return normalise(text).rstrip(" .!;:")
+
+
+def _check_every_sentence(turn: Turn, env: FactCheckEnvelope, corrected: dict[str, str]) -> None:
+    """Claims are the program's: every sentence of the emitted content that asserts something
+    (tutor.gates.claims) is one of the checked claims, as checked or as corrected. Question
+    stems and options of a teach_and_ask turn are the quiz audit's."""
+    shown = turn.content
+    if turn.questions:
+        asked = [q.question for q in turn.questions]
+        asked += [o for q in turn.questions for o in q.options]
+        for text in sorted((a for a in asked if a.strip()), key=len, reverse=True):
+            shown = shown.replace(text, "\n\n")
+    # one search per sentence: a sentence is covered when it is (part of) one checked claim
+    checked = "\x00".join([*(c.claim for c in env.claims), *corrected.values()])
+    blob = checked if checked.isascii() and " \n" not in checked else None
+    norm_blob: str | None = None
+    for sentence in extract_claims(shown):
+        bare = sentence.rstrip(" .!;:")
+        if blob is not None and bare in blob:
+            continue
+        if norm_blob is None:
+            norm_blob = "\x00".join(
+                _bare(c) for c in [*(c.claim for c in env.claims), *corrected.values()]
+            )
+        if _bare(sentence) in norm_blob:
+            continue
+        raise _Blocked("F10", f"the sentence {sentence[:60]!r} was not checked")
 
 
 def _check_quiz(turn: Turn, r: Receipt, content: Text) -> list[str]:

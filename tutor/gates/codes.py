@@ -32,6 +32,7 @@ BLOCK_CODES: dict[str, str] = {
     "F07": "A claim the turn teaches is not among the checked claims.",
     "F08": "A claim has ISSUES without a correction and cycles remain: fix and re-check.",
     "F09": "A claim still has ISSUES after 2 correction cycles: the turn is withheld.",
+    "F10": "A sentence the turn shows asserts something that is not among the checked claims.",
     "Q01": "A question fails a high or medium mechanical multiple-choice check (M codes).",
     "Q02": "The questions the turn asks are not exactly the audited questions.",
     "Q03": "An audited question's stem or option is not shown in the emitted content.",

@@ -70,8 +70,13 @@ _BOTH_NEITHER = re.compile(
     r"|\b(?:both|neither)\s+of\s+(?:the\s+)?(?:above|these|those|them)\b",
     re.MULTILINE,
 )
+# A combination option names other options by letter: the whole option is "A and C", "B, C or
+# D", "A & B are correct", "Both B and C", "A and B only" — never notation such as P(A and B)
+# or A + B inside a longer formula.
 _LETTER_COMBINATION = re.compile(
-    r"\b[A-D][ \t]*(?:and|&|or|\+)[ \t]*[A-D]\b"
+    r"(?m:^[ \t]*(?:both[ \t]+|either[ \t]+|only[ \t]+)?\(?[A-D]\)?"
+    r"(?:[ \t]*(?:,|and|&|or|\+)[ \t]*\(?[A-D]\)?)+"
+    r"(?:[ \t]+(?:only|(?:are|is)[ \t]+(?:both[ \t]+)?(?:correct|true|right)))?[ \t]*[.!]?[ \t]*$)"
     r"|(?i:\b(?:options?|answers?|choices?)[ \t]+\(?[a-d1-4]\)?[ \t]*(?:and|&|or)\b)"
     r"|(?im:^[ \t]*\(?[a-d1-4]\)[ \t]*(?:and|&)[ \t]*\(?[a-d1-4]\))"
 )
@@ -161,7 +166,10 @@ def _content_words(words: list[str]) -> set[str]:
 
 
 def _norm_option(text: str) -> str:
-    return " ".join(text.lower().split()).strip(" .;:!")
+    """Lower case, whitespace collapsed, trailing punctuation dropped — unless the option is
+    nothing but punctuation or symbols (`|`, `&`, `;`, `>`): then it is kept as it is."""
+    spaced = " ".join(text.lower().split())
+    return spaced.strip(" .;:!") or spaced
 
 
 def _first_word(text: str) -> str:

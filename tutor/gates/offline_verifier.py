@@ -36,7 +36,7 @@ def verify(envelope: Envelope) -> Verdict:
     if isinstance(envelope, FactCheckEnvelope):
         return verify_fact_check(envelope)
     if isinstance(envelope, QuizAuditEnvelope):
-        return mechanical_verdict(envelope.questions_json)
+        return verify_quiz(envelope)
     if isinstance(envelope, GradeAuditEnvelope):
         return verify_grade(envelope)
     if isinstance(envelope, ReviewEnvelope):
@@ -61,6 +61,16 @@ def verify_fact_check(envelope: FactCheckEnvelope) -> FactCheckVerdict:
             )
         )
     return FactCheckVerdict(claims=out)
+
+
+def verify_quiz(envelope: QuizAuditEnvelope) -> QuizAuditVerdict:
+    """The mechanical rules only: their ISSUES stand; when they find nothing blocking, the
+    verdict is UNVERIFIED (low findings kept), because the semantic rules — plausible
+    distractors, one right answer, no leak in meaning — need a model and were not checked."""
+    verdict = mechanical_verdict(envelope.questions_json)
+    if verdict.verdict != "PASS":
+        return verdict
+    return QuizAuditVerdict(verdict="UNVERIFIED", issues=verdict.issues)
 
 
 def answer_index(item: QuizQuestion, answer: str) -> int | None:

@@ -35,6 +35,10 @@ class Receipt(BaseModel):
     cycles: int = Field(ge=0, le=MAX_CYCLES)
     verifier: Verifier
     unverified: list[str] = []
+    # which model gave a `model` verdict, and whether it is another model than the one that
+    # drafted the text (None: no model verdict, or not known)
+    verifier_model: str | None = None
+    independent: bool | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -53,6 +57,10 @@ class Receipt(BaseModel):
             raise ValueError(f"receipt gate {self.gate} but envelope gate {self.envelope.gate}")
         if type(self.verdict) is not VERDICT_FOR_GATE[self.gate]:
             raise ValueError(f"verdict is not a {self.gate} verdict")
+        if self.verifier != "model" and (
+            self.verifier_model is not None or self.independent is not None
+        ):
+            raise ValueError("only a model verdict names a verifier model or its independence")
         derived = unverified_ids(self.envelope, self.verdict)
         if "unverified" in self.model_fields_set and self.unverified != derived:
             raise ValueError(f"unverified must be {derived}, the ids the verdict leaves open")
@@ -79,13 +87,23 @@ def unverified_ids(envelope: Envelope, verdict: Verdict) -> list[str]:
 
 
 def receipt_hash(
-    message_id: str, envelope: Envelope, verdict: Verdict, cycles: int, verifier: str
+    message_id: str,
+    envelope: Envelope,
+    verdict: Verdict,
+    cycles: int,
+    verifier: str,
+    verifier_model: str | None = None,
+    independent: bool | None = None,
 ) -> str:
     """The receipt id: a hash of the canonical JSON of everything the receipt binds (models
     serialise their fields in declaration order; the only free-form dicts, review writes, are
-    key-sorted when validated)."""
+    key-sorted when validated). The verifier model and its independence are bound when set (a
+    receipt without them hashes as before)."""
     h = hashlib.sha256()
-    for part in (message_id, envelope.gate, str(cycles), verifier):
+    parts = [message_id, envelope.gate, str(cycles), verifier]
+    if verifier_model is not None or independent is not None:
+        parts += [f"model={verifier_model or ''}", f"independent={independent}"]
+    for part in parts:
         h.update(part.encode("utf-8"))
         h.update(b"\x1f")
     h.update(envelope.model_dump_json().encode("utf-8"))
@@ -95,10 +113,19 @@ def receipt_hash(
 
 
 def make_receipt(
-    message_id: str, envelope: Envelope, verdict: Verdict, cycles: int, verifier: Verifier
+    message_id: str,
+    envelope: Envelope,
+    verdict: Verdict,
+    cycles: int,
+    verifier: Verifier,
+    *,
+    verifier_model: str | None = None,
+    independent: bool | None = None,
 ) -> Receipt:
     """Bind a verdict to one turn. Raises pydantic.ValidationError when they do not fit."""
-    receipt_id = receipt_hash(message_id, envelope, verdict, cycles, verifier)
+    receipt_id = receipt_hash(
+        message_id, envelope, verdict, cycles, verifier, verifier_model, independent
+    )
     receipt = Receipt(
         receipt_id=receipt_id,
         message_id=message_id,
@@ -107,6 +134,8 @@ def make_receipt(
         verdict=verdict,
         cycles=cycles,
         verifier=verifier,
+        verifier_model=verifier_model,
+        independent=independent,
     )
     _remember_hash(receipt, receipt_id)
     return receipt
@@ -118,7 +147,15 @@ _MEMO = "_gate_hash_memo"
 
 
 def _hash_inputs(r: Receipt) -> tuple[Any, ...]:
-    return (r.envelope, r.verdict, r.cycles, r.verifier, r.message_id)
+    return (
+        r.envelope,
+        r.verdict,
+        r.cycles,
+        r.verifier,
+        r.message_id,
+        r.verifier_model,
+        r.independent,
+    )
 
 
 def _remember_hash(receipt: Receipt, value: str) -> None:
@@ -136,7 +173,13 @@ def receipt_id_ok(receipt: Receipt) -> bool:
         value = memo[1]
     else:
         value = receipt_hash(
-            receipt.message_id, receipt.envelope, receipt.verdict, receipt.cycles, receipt.verifier
+            receipt.message_id,
+            receipt.envelope,
+            receipt.verdict,
+            receipt.cycles,
+            receipt.verifier,
+            receipt.verifier_model,
+            receipt.independent,
         )
         _remember_hash(receipt, value)
     return receipt.receipt_id == value

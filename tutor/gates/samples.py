@@ -40,10 +40,10 @@ CLAIMS = [
     Claim(id="c3", claim="Warm-up starts small and grows for a few hundred updates"),
 ]
 TEACHING = (
-    "Step 2/5 · Step size\n\n"
+    "[Step 2/5 · Step size]\n\n"
     "The step size scales each move against the gradient. "
     "A large step size can overshoot the minimum and make the loss grow. "
-    "Warm-up starts small and grows for a few hundred updates, then decay lets it settle."
+    "Warm-up starts small and grows for a few hundred updates."
 )
 REFERENCE = (
     "The step size scales that move: a small step size makes slow but steady progress, while a "

@@ -18,7 +18,9 @@ __all__ = ["FAILURE_KINDS", "ModelFailure", "Provider", "make_provider"]
 
 def make_provider(settings: ModelSettings | None = None,
                   recorder: CallRecorder | None = None) -> Provider:
-    """The provider the settings call for: offline when neither base_url nor a key is set."""
+    """The provider the settings call for: offline when neither base_url nor a key is set. Its
+    `verifier` is a separate provider when TUTOR_VERIFIER_* or `[verifier]` name another
+    model."""
     from tutor.llm.settings import load_settings
 
     settings = settings or load_settings()
@@ -27,5 +29,10 @@ def make_provider(settings: ModelSettings | None = None,
 
         return OfflineProvider(recorder)
     from tutor.llm.openai_provider import OpenAIProvider
+    from tutor.llm.settings import load_verifier_settings
 
-    return OpenAIProvider(settings, recorder)
+    provider = OpenAIProvider(settings, recorder)
+    verifier = load_verifier_settings(settings)
+    if verifier is not settings:  # a separate model verifies (TUTOR_VERIFIER_*, [verifier])
+        provider.verifier = OpenAIProvider(verifier, recorder)
+    return provider

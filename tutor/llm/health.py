@@ -50,3 +50,41 @@ def check_model(settings: Any) -> dict[str, Any]:
                "set TUTOR_MODEL to one it lists")
     return {**info, "ok": listed, "status": "ok" if listed else "model_not_listed",
             "model_listed": listed, "models_count": len(ids), "message": message}
+
+
+COMPLETION_MAX_TOKENS = 32
+
+
+def check_completion(settings: Any) -> dict[str, Any]:
+    """One tiny structured completion (skill `doctor`, answer `{"ready": true}`, at most
+    COMPLETION_MAX_TOKENS tokens, no retries): does the model answer, and follow the schema?"""
+    from pydantic import BaseModel, ConfigDict
+
+    from tutor import aio
+    from tutor.llm.openai_provider import OpenAIProvider
+    from tutor.llm.provider import ModelFailure
+
+    class Ready(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+
+        ready: bool
+
+    quick = settings.model_copy(update={
+        "max_retries": 0, "timeout": min(settings.timeout, PROBE_TIMEOUT),
+        "max_tokens": COMPLETION_MAX_TOKENS})
+    provider = OpenAIProvider(quick)
+
+    try:
+        answer = aio.run(provider.structured(skill="doctor", data={"check": "ready"},
+                                             schema=Ready, purpose="doctor"), provider)
+    except ModelFailure as failure:
+        follows = failure.kind not in ("schema", "malformed", "length", "refusal")
+        what = ("does not follow the answer schema" if not follows else "did not answer")
+        return {"ok": False, "status": failure.kind, "follows_schema": False if not follows
+                else None, "message": f"a tiny structured completion failed: the model {what} "
+                f"({failure.kind}: {failure.detail[:120]})"}
+    if not answer.ready:
+        return {"ok": False, "status": "schema", "follows_schema": True,
+                "message": "the model answered in the schema but not as asked (ready: false)"}
+    return {"ok": True, "status": "ok", "follows_schema": True,
+            "message": "a tiny structured completion came back in the schema"}

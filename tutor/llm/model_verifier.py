@@ -101,3 +101,32 @@ async def verify_with_model(provider: Provider, envelope: Envelope) -> Verdict:
         return unverified_verdict(envelope, f"the model verifier could not run ({failure.kind})")
     verdict = reconcile(envelope, verdict)
     return _with_mechanical_flags(verdict, deterministic) if gate == "quiz_audit" else verdict
+
+
+async def verify_for_receipt(provider: Provider, envelope: Envelope) -> tuple[Verdict, str, str]:
+    """(verdict, verifier, note) as a receipt records them: `verifier` names what actually ran.
+
+    What the deterministic verifier decides (a keyed grade, mechanical quiz or review ISSUES) is
+    `offline`, with no model call. A model that cannot run (failure, breaker open) falls back to
+    the deterministic verdict, `offline` too — never fewer checks than offline — and `note`
+    says why. Only a verdict the model gave is `model`."""
+    from tutor.gates.offline_verifier import verify as verify_offline
+    from tutor.gates.verdicts import VERDICT_FOR_GATE
+
+    gate = envelope.gate
+    deterministic = verify_offline(envelope)
+    if gate == "grade_audit" and deterministic.verdict != "UNVERIFIED":
+        return deterministic, "offline", "the answer key decides"
+    if gate in ("quiz_audit", "review") and deterministic.verdict == "ISSUES":
+        return deterministic, "offline", "the mechanical rules found issues"
+    try:
+        verdict = await provider.structured(
+            skill=f"GATE:{gate}", data=envelope_data(envelope), schema=VERDICT_FOR_GATE[gate],
+            purpose=f"verify:{gate}",
+        )
+    except ModelFailure as failure:
+        return deterministic, "offline", f"the model verifier could not run ({failure.kind})"
+    verdict = reconcile(envelope, verdict)
+    if gate == "quiz_audit":
+        verdict = _with_mechanical_flags(verdict, deterministic)
+    return verdict, "model", ""

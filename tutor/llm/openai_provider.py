@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from tutor.llm.breaker import CircuitBreaker
 from tutor.llm.provider import FailureKind, ModelFailure
 from tutor.llm.recorder import CallRecorder, ModelCall, NullRecorder
 from tutor.llm.settings import ModelSettings
@@ -226,8 +227,17 @@ class OpenAIProvider:
         self.stream_usage = True
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
             weakref.WeakKeyDictionary())
+        self.breaker = CircuitBreaker(settings.breaker_failures)
+        # the provider the gate verifiers run on (TUTOR_VERIFIER_*); None: this one
+        self.verifier: OpenAIProvider | None = None
 
     # -- plumbing -----------------------------------------------------------------------------
+    def warm(self) -> None:
+        """Import the SDK now (most of a second), so the first call made in the background
+        while the learner reads does not pay for it. Called when a lesson starts."""
+        import openai  # noqa: F401
+        import openai.lib._pydantic  # noqa: F401
+
     def _client_for_loop(self) -> Any:
         """The SDK client for the running event loop: a connection pool belongs to one loop, and
         the engine may call from several (one per worker thread)."""
@@ -296,19 +306,49 @@ class OpenAIProvider:
         s = self.settings
         return min(s.backoff_max, s.backoff_base * (2**attempt)) * (0.5 + self._rng.random() / 2)
 
+    def _closed_check(self) -> None:
+        if self.breaker.is_open:
+            raise ModelFailure("unavailable", f"the model is offline for this lesson "
+                                              f"({self.breaker.reason})")
+
+    async def _guarded(self, request: Callable[[], Awaitable[R]]) -> R:
+        """The request, bounded by the timeout, and cancelled when the breaker opens meanwhile
+        (another call found the endpoint dead)."""
+        task = asyncio.ensure_future(request())
+        opened = self.breaker.wait_open()
+        try:
+            async with asyncio.timeout(self.settings.timeout):
+                await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
+        except TimeoutError:
+            task.cancel()
+            raise
+        finally:
+            self.breaker.forget(opened)
+            opened.cancel()
+        if task.done():
+            return task.result()
+        task.cancel()
+        raise ModelFailure("unavailable", f"the model went offline ({self.breaker.reason})")
+
     async def _send(self, account: _Account, request: Callable[[], Awaitable[R]]) -> R:
         """One request with retries from the call's budget. Raises ModelFailure or _Rejected."""
         while True:
+            self._closed_check()
             account.requests += 1
             try:
-                async with asyncio.timeout(self.settings.timeout):
-                    return await request()
+                return await self._guarded(request)
+            except ModelFailure:
+                raise
             except Exception as exc:
                 problem = self._classify(exc)
                 if problem is None:
                     raise
                 if isinstance(problem, _Rejected):
                     raise problem from None
+                if problem.kind == "timeout" and not problem.detail.startswith("HTTP"):
+                    # one hang past the timeout: the endpoint is not answering; the breaker
+                    # opens now instead of waiting out every retry
+                    self.breaker.failure("timeout", problem.detail)
                 wait = self._backoff(self.settings.max_retries - account.retries_left)
                 if problem.retry_after is not None:
                     if problem.retry_after > self.settings.retry_after_max:
@@ -318,7 +358,7 @@ class OpenAIProvider:
                             f"than the {self.settings.retry_after_max:g} s we wait",
                         ) from None
                     wait = problem.retry_after
-                if account.retries_left <= 0:
+                if account.retries_left <= 0 or self.breaker.is_open:
                     raise ModelFailure(problem.kind, problem.detail) from None
                 account.retries_left -= 1
                 log.info("model call: %s (%s); retry %d of %d in %.2f s", problem.kind,
@@ -361,6 +401,7 @@ class OpenAIProvider:
         while True:
             messages = prompt(self.structured_mode)
             body = {"model": self.model, "messages": messages,
+                    "max_tokens": self.settings.max_tokens,
                     "response_format": self._response_format(schema, json_schema)}
 
             # The SDK's generic `post` (auth, base URL, typed errors, timeouts) with a plain
@@ -399,7 +440,9 @@ class OpenAIProvider:
         account = _Account(retries_left=self.settings.max_retries)
         call_id = uuid.uuid4().hex
         error: str | None = "cancelled"
+        detail = ""
         try:
+            self._closed_check()
             for ask in range(MAX_REASKS + 1):
                 completion, messages = await self._complete(account, prompt, schema, json_schema)
                 account.add_usage(completion.usage, messages, completion.content)
@@ -422,11 +465,18 @@ class OpenAIProvider:
                 return result
             raise AssertionError("unreachable")
         except ModelFailure as failure:
-            error = failure.kind
+            error, detail = failure.kind, failure.detail
             raise
         finally:
             sent = next(iter(first.values()), [])
             self._record(call_id, purpose, account, error, sent)
+            self._count(error, detail)
+
+    def _count(self, error: str | None, detail: str) -> None:
+        if error is None:
+            self.breaker.success()
+        elif error != "cancelled":
+            self.breaker.failure(error, detail)
 
     def _checked_content(self, completion: _Completion) -> str:
         if completion.refusal:
@@ -446,7 +496,8 @@ class OpenAIProvider:
                 extra["stream_options"] = {"include_usage": True}
             try:
                 return await self._send(account, lambda extra=extra: client.chat.completions.create(
-                    model=self.model, messages=messages, stream=True, **extra))
+                    model=self.model, messages=messages, stream=True,
+                    max_tokens=self.settings.max_tokens, **extra))
             except _Rejected as rejected:
                 if self.stream_usage and rejected.status in (400, 422):
                     log.info("endpoint rejected stream_options; streaming without usage")
@@ -462,7 +513,9 @@ class OpenAIProvider:
         text: list[str] = []
         usage: Any = None
         stream: Any = None
+        detail = ""
         try:
+            self._closed_check()
             stream = await self._open_stream(account, messages)
             finish: str | None = None
             iterator = stream.__aiter__()
@@ -496,9 +549,10 @@ class OpenAIProvider:
                 raise ModelFailure("refusal", "stopped by the endpoint's content filter")
             error = None
         except ModelFailure as failure:
-            error = failure.kind
+            error, detail = failure.kind, failure.detail
             raise
         finally:
+            self._count(error, detail)
             if stream is not None:
                 try:
                     await stream.close()

@@ -23,16 +23,16 @@ def settings_file() -> Path:
     return tutor_home() / SETTINGS_FILE_NAME
 
 
-def _read_section(path: Path) -> dict[str, Any]:
+def _read_section(path: Path, name: str = SETTINGS_SECTION) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise TutorError(f"cannot read {path}: {exc}; fix or remove the file") from None
-    section = data.get(SETTINGS_SECTION, {})
+    section = data.get(name, {})
     if not isinstance(section, dict):
-        raise TutorError(f"{path}: [{SETTINGS_SECTION}] must be a table")
+        raise TutorError(f"{path}: [{name}] must be a table")
     if "api_key" in section:
         raise TutorError(
             f"{path}: an API key does not belong in a file; remove `api_key` and put the key "
@@ -65,6 +65,18 @@ class ModelSettings(BaseSettings):
         default=20.0, ge=0, le=600, description="longest Retry-After honoured; longer fails fast"
     )
     debug_prompts: bool = Field(default=False, description="record full prompts with each call")
+    max_tokens: int = Field(
+        default=1500,
+        ge=16,
+        le=32_768,
+        description="the most tokens one answer may take (sent every request)",
+    )
+    breaker_failures: int = Field(
+        default=3,
+        ge=1,
+        le=20,
+        description="consecutive failed calls after which the session goes offline",
+    )
 
     _api_key: SecretStr | None = PrivateAttr(default=None)
 
@@ -117,3 +129,68 @@ def load_settings(**overrides: Any) -> ModelSettings:
             f"model settings are invalid ({problems}); check the TUTOR_* environment variables "
             f"and the [{SETTINGS_SECTION}] section of {settings_file()}"
         ) from None
+
+
+VERIFIER_SECTION = "verifier"
+
+
+class _VerifierFileSource(PydanticBaseSettingsSource):
+    """The `[verifier]` table of settings.toml."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return _read_section(settings_file(), VERIFIER_SECTION)
+
+
+class VerifierSettings(BaseSettings):
+    """A separate model for the gate verifiers: `TUTOR_VERIFIER_MODEL`, `TUTOR_VERIFIER_BASE_URL`
+    (and `TUTOR_VERIFIER_API_KEY_ENV`), or the `[verifier]` section. Unset fields follow the
+    drafting model's settings."""
+
+    model_config = SettingsConfigDict(env_prefix="TUTOR_VERIFIER_", extra="forbid")
+
+    model: str | None = Field(default=None, min_length=1)
+    base_url: str | None = None
+    api_key_env: str | None = Field(default=None, min_length=1, pattern=r"^[A-Za-z_]\w*$")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _VerifierFileSource(settings_cls))
+
+
+def load_verifier_settings(model: ModelSettings) -> ModelSettings:
+    """The settings the gate verifiers run with: the `[verifier]` values over the model's."""
+    try:
+        v = VerifierSettings()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'verifier'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise TutorError(
+            f"verifier settings are invalid ({problems}); check the TUTOR_VERIFIER_* "
+            f"environment variables and the [{VERIFIER_SECTION}] section of {settings_file()}"
+        ) from None
+    overrides = {
+        k: val
+        for k, val in (("model", v.model), ("base_url", v.base_url), ("api_key_env", v.api_key_env))
+        if val is not None
+    }
+    if not overrides:
+        return model
+    values = {**model.model_dump(), **overrides}
+    return load_settings(**values)
+
+
+def same_model(a: ModelSettings, b: ModelSettings) -> bool:
+    """True when the verifier is the drafting model itself (not independent)."""
+    return a.model == b.model and (a.base_url or "").rstrip("/") == (b.base_url or "").rstrip("/")

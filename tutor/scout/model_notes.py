@@ -84,8 +84,14 @@ async def all_source_notes(provider: Any, lesson: dict[str, Any],
 
 
 async def synthesis(provider: Any, lesson: dict[str, Any], sources: list[dict[str, Any]],
-                    grounding: str) -> tuple[str | None, list[str]]:
-    """The model's synthesis, or None (with the warning) when it fails or is not grounded."""
+                    grounding: str, source_urls: list[str] | None = None
+                    ) -> tuple[str | None, list[str]]:
+    """The model's synthesis, or None (with the warning) when it fails or is not grounded.
+
+    Like teaching text it goes through fact_check: every asserting sentence is a claim
+    (tutor.gates.claims), verified by the verifier model against the sources' text. Only
+    sentences that PASS (or their corrections) are kept; a sentence with issues, or that no
+    model could check, is dropped with a warning — a digest has no UNVERIFIED mark to carry."""
     from tutor.llm import ModelFailure
 
     try:
@@ -102,4 +108,42 @@ async def synthesis(provider: Any, lesson: dict[str, Any], sources: list[dict[st
     if not text or not grounded(text, content_words(grounding)):
         return None, ["dropped the model's synthesis: not supported by the sources; "
                       "it was assembled from the sources"]
-    return text, []
+    return await _fact_checked(provider, text, grounding, source_urls or [])
+
+
+async def _fact_checked(provider: Any, text: str, grounding: str, urls: list[str]
+                        ) -> tuple[str | None, list[str]]:
+    from tutor.gates.claims import extract_claims
+    from tutor.gates.envelopes import Claim, FactCheckEnvelope
+    from tutor.gates.verdicts import FactCheckVerdict
+    from tutor.llm.model_verifier import verify_for_receipt
+
+    claims = extract_claims(text)
+    if not claims:
+        return None, ["dropped the model's synthesis: it states nothing that can be checked"]
+    envelope = FactCheckEnvelope(
+        claims=[Claim(id=f"c{n + 1}", claim=c) for n, c in enumerate(claims)],
+        rendered_content=text, source_urls=urls or ["(sources)"],
+        reference_excerpt=grounding[:MODEL_TEXT_CHARS * 2], context="digest synthesis")
+    verifier = getattr(provider, "verifier", None) or provider
+    verdict, _ran, note = await verify_for_receipt(verifier, envelope)
+    kept: list[str] = []
+    dropped = 0
+    if isinstance(verdict, FactCheckVerdict):
+        by_id = {v.id: v for v in verdict.claims}
+        for c in envelope.claims:
+            v = by_id.get(c.id)
+            if v is not None and v.verdict == "PASS":
+                kept.append(c.claim)
+            elif v is not None and v.verdict == "ISSUES" and v.corrected_claim:
+                kept.append(v.corrected_claim)
+            else:
+                dropped += 1
+    warnings = []
+    if dropped:
+        why = f" ({note})" if note else ""
+        warnings.append(f"dropped {dropped} of {len(claims)} sentences of the model's synthesis: "
+                        f"the fact check did not pass them{why}")
+    if not kept:
+        return None, [*warnings, "the synthesis was assembled from the sources"]
+    return " ".join(kept), warnings

@@ -332,7 +332,8 @@ async def _apply_model(provider: Any, lesson: Any, items: list[OutlineItem],
                 "untrusted_excerpt": e.excerpt, "untrusted_takeaways": e.takeaways}
                for e in entries]
     grounding = "\n".join(read[e.url].text or "" for e in reachable)
-    text, problems = await model_notes.synthesis(provider, info, sources, grounding)
+    text, problems = await model_notes.synthesis(provider, info, sources, grounding,
+                                                 [e.url for e in reachable])
     warnings.extend(problems)
     return text or ""
 

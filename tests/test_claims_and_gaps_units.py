@@ -1,0 +1,171 @@
+"""Units behind issue 12: claims extracted by code, offline quiz verdicts, symbol and notation
+options, the verifier settings, the breaker, aio.run, and relevance of external excerpts."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+import pytest
+
+from tutor import aio
+from tutor.engine import lesson
+from tutor.gates import samples
+from tutor.gates.claims import extract_claims, is_scaffold
+from tutor.gates.envelopes import QuizQuestion
+from tutor.gates.mcq import audit_item
+from tutor.gates.offline_verifier import verify
+from tutor.llm.breaker import CircuitBreaker
+from tutor.llm.settings import load_settings, load_verifier_settings, same_model
+
+CONTRACT = " ".join(
+    (Path(__file__).resolve().parents[1] / "CONTRACT.md").read_text(encoding="utf-8").split()
+)
+
+
+def test_every_asserting_sentence_is_a_claim_and_scaffold_is_not():
+    text = (
+        "[source: primary §Vectors]\n\n## The dot product is a scalar\n\n"
+        "A vector is a list of numbers. Cosine similarity can exceed 1 for long vectors. "
+        "Why?\n\n- Each item that asserts is its own claim.\n- short\n\n"
+        "```python\nprint(1)\n```\n\n| op | result type |\n|---|---|\n| dot | scalar |\n"
+    )
+    assert extract_claims(text) == [
+        "The dot product is a scalar",
+        "A vector is a list of numbers.",
+        "Cosine similarity can exceed 1 for long vectors.",
+        "Each item that asserts is its own claim.",
+        "```python\nprint(1)\n```",
+        "| op | result type |",
+        "| dot | scalar |",
+    ]
+    assert is_scaffold("[external: A page]") and not is_scaffold("[a] and [b] differ here")
+
+
+def test_offline_quiz_audit_records_that_the_semantic_rules_were_not_checked():
+    verdict = verify(samples.quiz_envelope())
+    assert verdict.verdict == "UNVERIFIED"
+    flawed = samples.quiz_envelope().model_copy(
+        update={"questions_json": [samples.LONG_KEY_QUESTION]}
+    )
+    assert verify(flawed).verdict == "ISSUES"  # mechanical findings still stand
+
+
+def mcq(question: str, options: list[str], key: int = 0) -> set[str]:
+    item = QuizQuestion(id="x", type="mcq", question=question, options=options, correct_index=key)
+    return {i.code for i in audit_item(item)}
+
+
+def test_symbol_options_and_notation_are_not_flagged():
+    assert mcq("Which Python operator is bitwise OR?", ["|", "&", ">", ";"]) == set()
+    assert not {"M12"} & mcq(
+        "Which is the probability that both events occur?",
+        ["P(A and B)", "P(A or B)", "P(A) + P(B)", "P(A | B)"],
+    )
+    for combo in ("A and C", "B, C or D", "Both B and C", "A and B are correct"):
+        assert "M12" in mcq("Pick one", ["X", "Y", "Z", combo]), combo
+    assert "M17" in mcq("Pick one", ["X", "Y", "Z", "  "])
+
+
+def test_a_separate_verifier_from_the_environment_or_the_settings_file(
+    monkeypatch, tmp_path, isolated_model_env
+):
+    model = load_settings(base_url="http://a.example/v1", model="writer")
+    assert load_verifier_settings(model) is model  # nothing set: the drafting model itself
+    monkeypatch.setenv("TUTOR_VERIFIER_MODEL", "judge")
+    judge = load_verifier_settings(model)
+    assert (judge.model, judge.base_url) == ("judge", "http://a.example/v1")
+    assert not same_model(model, judge)
+    monkeypatch.delenv("TUTOR_VERIFIER_MODEL")
+    from tutor.llm.settings import settings_file
+
+    settings_file().parent.mkdir(parents=True, exist_ok=True)
+    settings_file().write_text('[verifier]\nbase_url = "http://b.example/v1"\n')
+    assert load_verifier_settings(model).base_url == "http://b.example/v1"
+    assert "TUTOR_VERIFIER_MODEL" in CONTRACT and "[verifier]" in CONTRACT
+
+
+def test_the_breaker_opens_after_failures_or_one_timeout_tells_once_and_resets():
+    b = CircuitBreaker(3)
+    b.failure("server_error")
+    b.success()
+    b.failure("server_error")
+    b.failure("schema")  # a model that answered badly is not a failing endpoint
+    b.failure("server_error")
+    assert not b.is_open
+    b.failure("connection")
+    assert b.is_open and b.notice() and b.notice() is None
+    b.reset()
+    assert not b.is_open
+    b.failure("timeout", "no answer within 0.5 s")
+    assert b.is_open and "timeout" in b.notice()
+    assert (
+        load_settings().breaker_failures == 3 and "`TUTOR_BREAKER_FAILURES` (default 3)" in CONTRACT
+    )
+
+
+async def answer_later() -> str:
+    await asyncio.sleep(0)
+    return "answered"
+
+
+def test_aio_run_from_a_plain_thread_and_from_a_running_loop():
+    assert aio.run(answer_later()) == "answered"
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(aio.run(answer_later())))
+    worker.start()
+    worker.join()
+
+    async def inside() -> str:  # a loop runs in this thread: asyncio.run would refuse
+        return aio.run(answer_later())
+
+    assert seen == ["answered"] and asyncio.run(inside()) == "answered"
+    with pytest.raises(ZeroDivisionError):
+
+        async def broken() -> None:
+            raise ZeroDivisionError
+
+        aio.run(broken())
+
+
+class _Section:
+    def __init__(self, title: str, text: str) -> None:
+        self.title, self.text = title, text
+
+
+def test_the_external_excerpt_is_the_most_relevant_one_or_none():
+    script = lesson.LessonScript.__new__(lesson.LessonScript)
+    script.digest = {
+        "sources": [
+            {
+                "kind": "external",
+                "status": "ok",
+                "url": "u1",
+                "excerpt": "Gradient descent moves parameters against the gradient of the loss.",
+            },
+            {
+                "kind": "external",
+                "status": "ok",
+                "url": "u2",
+                "excerpt": "Cosine similarity compares the directions of two embedding vectors.",
+            },
+        ]
+    }
+    step = {
+        "section": _Section(
+            "Cosine similarity",
+            "Cosine similarity measures the angle "
+            "between two vectors, ignoring how long the vectors are.",
+        )
+    }
+    assert script.external_for(step)["url"] == "u2"
+    step = {
+        "section": _Section(
+            "Tokenisation",
+            "A tokenizer splits raw text into pieces "
+            "that a model can look up in its vocabulary table.",
+        )
+    }
+    assert script.external_for(step) is None
+    assert lesson.RELEVANCE_MIN == 2 and "(at least 2)" in CONTRACT

@@ -1,0 +1,104 @@
+"""A circuit breaker per provider: after a few consecutive failed calls, or one call that timed
+out, the provider stops calling the endpoint for the rest of the lesson. Calls then fail at once
+with `unavailable`, so the engine goes on offline (deterministic verifiers, compiled teaching)
+instead of waiting on a dead endpoint. The engine tells the learner once and resets the breaker
+at the next lesson.
+
+Requests already in flight when the breaker opens are cancelled: every waiting call is woken on
+its own event loop (`wait_open`)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+# Failures that say the endpoint is unhealthy. A model that answered badly (schema, refusal,
+# length) is not a failing endpoint.
+ENDPOINT_FAILURES = frozenset(
+    {"timeout", "rate_limited", "server_error", "connection", "malformed", "unavailable"}
+)
+
+
+class CircuitBreaker:
+    def __init__(self, failures: int = 3) -> None:
+        self.threshold = failures
+        self._lock = threading.Lock()
+        self._consecutive = 0
+        self._open = False
+        self.reason = ""
+        self._told = False
+        self.trips = 0
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+
+    @property
+    def is_open(self) -> bool:
+        return self._open
+
+    def success(self) -> None:
+        with self._lock:
+            self._consecutive = 0
+
+    def failure(self, kind: str, detail: str = "") -> None:
+        """Count one failed logical call; a timeout opens the breaker at once."""
+        if kind not in ENDPOINT_FAILURES:
+            return
+        with self._lock:
+            if self._open:
+                return
+            self._consecutive += 1
+            if kind != "timeout" and self._consecutive < self.threshold:
+                return
+            self._open = True
+            self.trips += 1
+            self.reason = (
+                f"no answer within the timeout ({detail})"
+                if kind == "timeout"
+                else f"{self._consecutive} failed calls in a row (last: {kind})"
+            )
+            waiters, self._waiters = self._waiters, []
+        for loop, future in waiters:
+            try:
+                loop.call_soon_threadsafe(_settle, future)
+            except RuntimeError:  # that loop is closed; nothing waits there any more
+                pass
+
+    def reset(self) -> None:
+        """Close the breaker: the next lesson tries the model again."""
+        with self._lock:
+            self._open = False
+            self._consecutive = 0
+            self._told = False
+            self.reason = ""
+
+    def notice(self) -> str | None:
+        """The one message for the learner after the breaker opened; None after that."""
+        with self._lock:
+            if not self._open or self._told:
+                return None
+            self._told = True
+            reason = self.reason
+        return (
+            f"The model stopped answering ({reason}); this lesson goes on offline, with "
+            "the lesson's own text and the offline checks. The model is tried again at the "
+            "next lesson."
+        )
+
+    def wait_open(self) -> asyncio.Future[None]:
+        """A future on the running loop that completes when the breaker opens."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        with self._lock:
+            if self._open:
+                future.set_result(None)
+            else:
+                self._waiters.append((loop, future))
+        return future
+
+    def forget(self, future: asyncio.Future[None]) -> None:
+        with self._lock:
+            self._waiters = [(lo, f) for lo, f in self._waiters if f is not future]
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

@@ -57,7 +57,7 @@ class Drafter:
     that is None — a rejected rewrite, a failed call — is kept too, so it is never asked
     again."""
 
-    def __init__(self, provider, workers: int = 2) -> None:
+    def __init__(self, provider, workers: int = 4) -> None:
         self.provider = provider
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tutor-prep")
         self._futures: dict[str, Future] = {}

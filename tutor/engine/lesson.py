@@ -29,6 +29,7 @@ MAX_STRAND_MCQ = 8
 MIN_STRAND_MCQ = 3
 CATCH_UP_MIN = 6
 QUIZ_SIZE = 5
+STEPS_AHEAD = 2  # teaching steps prepared ahead of the one shown
 QUIZ_KEEP = 2  # checkpoints never take the end-of-lesson quiz below this many items
 RELEVANCE_MIN = 2  # shared substantive words for an external excerpt to join a step
 FEYNMAN_RUBRIC = [
@@ -299,7 +300,7 @@ class LessonScript:
         yield from self.plan_step(steps)
         for n, step in enumerate(steps, 1):
             self.position = f"step {n}/{len(steps)}"
-            yield from self.teach_step(step, n, len(steps), steps[n] if n < len(steps) else None)
+            yield from self.teach_step(step, n, steps)
         self.position = "end-of-lesson quiz"
         yield from self.quiz()
         self.position = "done"
@@ -358,6 +359,12 @@ class LessonScript:
         for n, strand in enumerate(batches, 1):
             yield from self.probe_strand(strand, n, len(batches))
 
+    def _presented(self, strand: dict[str, Any]) -> list[Presented]:
+        """A strand's items as presented, broad to narrow, before any model rewrite."""
+        return bank.present(bank.broad_to_narrow(strand["items"]), strand["lesson"],
+                            salt=f"{self.session_id}:probe:{strand['concept']}",
+                            curriculum=self.curriculum)
+
     def _pool(self, strand: dict[str, Any]) -> list[Presented]:
         """A strand's presented items, built once (rewrites included): a re-probe or the
         background preparation reuses them and never requests them again."""
@@ -366,10 +373,7 @@ class LessonScript:
             lock = self._pool_locks.setdefault(key, threading.Lock())
         with lock:
             if key not in self._pools:
-                ordered = bank.broad_to_narrow(strand["items"])
-                self._pools[key] = self._rewritten(bank.present(
-                    ordered, strand["lesson"], salt=f"{self.session_id}:probe:{strand['concept']}",
-                    curriculum=self.curriculum))
+                self._pools[key] = self._rewritten(self._presented(strand))
             return self._pools[key]
 
     def _strand_questions(self, strand: dict[str, Any]
@@ -383,19 +387,43 @@ class LessonScript:
         explains = [self.explain_item(m) for m in (self._explained(members) or [strand])]
         return choice, recall, explains
 
+    @staticmethod
+    def _queues(strand: dict[str, Any], choice: list[Presented]) -> list[list[Presented]]:
+        """The choice items of each group the edge search runs over: one per catch-up member,
+        or the strand's own."""
+        members = strand.get("members", [])
+        if not members:
+            return [choice]
+        return [[p for p in choice if p.lesson_id == m["lesson"].id] for m in members]
+
     def _prepare_probe(self, n: int) -> None:
-        """In the background: batch n's items (rewrites included) and their audits."""
+        """In the background: batch n's items (rewrites included) and the audits of the
+        questions asked first. The first question's audit is sent alongside the rewrites, as
+        the items stand before them; it is needed first."""
         batches = self._batches()
         if self.drafter is None or n > len(batches):
             return
         strand = batches[n - 1]
 
+        def first_of(choice: list[Presented]) -> list[Presented]:
+            queue = self._queues(strand, choice)[0]
+            start = EdgeSearch(len(queue)).next_index(MIN_STRAND_MCQ)
+            return [] if start is None else [queue[start]]
+
         def work() -> None:
+            before = self._presented(strand)
+            self._prefetch_rewrites(before)
+            self._prewarm_items(first_of([p for p in before if p.type in ("mcq", "numeric")]),
+                                "probe")
             choice, _, explains = self._strand_questions(strand)
-            envelopes = [self._ask_envelope(i, "probe", strand["concept"])
-                         for i in [*choice[:MAX_STRAND_MCQ], *explains]]
-            self.gate.prewarm(envelopes[:1])  # the first question first: it is needed first
-            self.gate.prewarm(envelopes[1:])
+            first = first_of(choice)
+            self._prewarm_items(first, "probe")  # when a rewrite moved it: the real first
+            queues = self._queues(strand, choice)
+            searches = [EdgeSearch(len(q)) for q in queues]
+            if first:  # then what may follow it, and the explain-in-your-own-words items
+                start = searches[0].next_index(99)
+                first += self._ahead(searches, queues, 0, 99, asked=start)
+            self._prewarm_items([*first, *explains], "probe")
 
         self.drafter.prefetch(f"prepare-probe:{n}", work)
 
@@ -417,20 +445,24 @@ class LessonScript:
 
         def work() -> None:
             pool = sorted(self._quiz_pool(), key=lambda p: p.type == "free_recall")
-            envelopes = [self._ask_envelope(i, "quiz", self.concept) for i in pool[:QUIZ_SIZE]]
-            self.gate.prewarm(envelopes[:1])
-            self.gate.prewarm(envelopes[1:])
+            self._prewarm_items(pool[:1], "quiz")  # the first question is needed first
+            self._prewarm_items(pool[1:QUIZ_SIZE], "quiz")
 
         self.drafter.prefetch("prepare-quiz", work)
+
+    def _prefetch_rewrites(self, pool: list[Presented]) -> list[Presented]:
+        """Start the model rewrites of the bank items that failed the quiz rules; those items."""
+        if self.drafter is None:
+            return []
+        failed = [p for p in pool if p.type == "free_recall" and p.note]
+        for p in failed:
+            self.drafter.prefetch(f"rewrite:{p.id}", lambda p=p: self.drafter.rewrite(p))
+        return failed
 
     def _rewritten(self, pool: list[Presented]) -> list[Presented]:
         """With a model, bank items that failed the quiz rules are rewritten as MCQs; a rewrite
         is used only when it passes the same rules, else the item stays free recall."""
-        if self.drafter is None:
-            return pool
-        failed = [p for p in pool if p.type == "free_recall" and p.note]
-        for p in failed:
-            self.drafter.prefetch(f"rewrite:{p.id}", lambda p=p: self.drafter.rewrite(p))
+        failed = self._prefetch_rewrites(pool)
         out = []
         for p in pool:
             made = None
@@ -440,15 +472,42 @@ class LessonScript:
             out.append(Presented.model_validate(made) if made else p)
         return out
 
-    def _ask_envelope(self, item: Presented, purpose: str, concept: str):
+    def _ask_envelope(self, item: Presented, purpose: str):
+        """The quiz_audit envelope `ask` builds for the item (same concept, same purpose), so a
+        verdict prepared ahead is the one the question finds."""
+        concept = self._concept_of(item) if purpose == "probe" else self.concept
         return self.gate.ask_envelope([item.to_question()], _audit_purpose(purpose), concept,
                                       item.reference)
 
-    def _prewarm_asks(self, key: str, items: list[Presented], purpose: str, concept: str) -> None:
-        """Audit a batch's questions concurrently, in the background, before they are asked."""
+    def _prewarm_items(self, items: list[Presented], purpose: str) -> None:
+        """Audit these questions now, concurrently (blocks; for background work)."""
+        if items:
+            self.gate.prewarm([self._ask_envelope(i, purpose) for i in items])
+
+    def _prewarm_asks(self, key: str, items: list[Presented], purpose: str) -> None:
+        """Audit questions concurrently, in the background, before they are asked."""
         if self.drafter is not None and items:
-            envelopes = [self._ask_envelope(i, purpose, concept) for i in items]
-            self.drafter.prefetch(key, lambda: self.gate.prewarm(envelopes))
+            self.drafter.prefetch(key, lambda: self._prewarm_items(items, purpose))
+
+    @staticmethod
+    def _ahead(searches: list[EdgeSearch], queues: list[list[Presented]], k: int, enough: int,
+               asked: int | None = None) -> list[Presented]:
+        """The questions the edge search may ask next, whichever way the one at `asked` (in
+        group k; None: nothing asked yet) is answered."""
+        import copy
+
+        out: list[Presented] = []
+        for g, search in enumerate(searches):
+            outcomes: tuple[bool | None, ...] = (True, False) if g == k and asked is not None \
+                else (None,)
+            for known in outcomes:
+                trial = copy.deepcopy(search)
+                if known is not None:
+                    trial.record(asked, known)  # type: ignore[arg-type]
+                j = trial.next_index(enough)
+                if j is not None and queues[g][j] not in out:
+                    out.append(queues[g][j])
+        return out
 
     def probe_strand(self, strand: dict[str, Any], n: int, total: int) -> Script:
         """One batch, results only after the whole batch. A strand binary-searches its items
@@ -457,8 +516,7 @@ class LessonScript:
         spread round-robin over its member strands, and 2 free-recall items."""
         members = strand.get("members", [])
         choice, recall, explains = self._strand_questions(strand)
-        self._prewarm_asks(f"audit:{n}", [*choice[:MAX_STRAND_MCQ], *explains], "probe",
-                           strand["concept"])
+        self._prewarm_asks(f"audit:{n}:explain", explains, "probe")
         self._prepare_probe(n + 1)  # the next batch is prepared while this one is answered
         title = f"Probe · strand {n} of {total} · {strand['name']}"
         answers: list[dict[str, Any]] = []
@@ -466,13 +524,8 @@ class LessonScript:
         def asked_title() -> str:
             return title + f" · question {len(answers) + 1}"
 
-        groups = members or [strand]
-        searches = [EdgeSearch(0) for _ in groups]
-        queues: list[list[Presented]] = []
-        for k, m in enumerate(groups):
-            own = [p for p in choice if p.lesson_id == m["lesson"].id] if members else choice
-            queues.append(own)
-            searches[k] = EdgeSearch(len(own))
+        queues = self._queues(strand, choice)
+        searches = [EdgeSearch(len(q)) for q in queues]
         enough = MIN_EVIDENCE if members else MIN_STRAND_MCQ
         least = CATCH_UP_MIN if members else MIN_STRAND_MCQ
         while len(answers) < MAX_STRAND_MCQ:
@@ -490,6 +543,10 @@ class LessonScript:
                 searches[k].skipped.update(searches[k]._rest())
                 continue
             item = queues[k][i]
+            # while this one is answered, the audits of the questions that may follow it
+            after = enough if len(answers) + 1 >= least else 99
+            self._prewarm_asks(f"ahead:{n}:{len(answers)}:{k}:{i}",
+                               self._ahead(searches, queues, k, after, asked=i), "probe")
             self.position = f"probe · strand {n}/{total} · question {len(answers) + 1}"
             answer = yield from self.ask(item, "probe", asked_title(), self._concept_of(item))
             searches[k].record(i, None if answer is None else _known_now(answer))
@@ -828,8 +885,7 @@ class LessonScript:
 
     def plan_step(self, steps: list[dict[str, Any]]) -> Script:
         self.position = "plan"
-        if self.drafter is not None and steps:  # step 1 is prepared while the plan is read
-            self.drafter.prefetch("step:1", lambda: self.prepare_step(steps[0], 1))
+        self._prepare_steps(steps, 0)  # the first steps are prepared while the plan is read
         self.plan_titles = [s["title"] for s in steps]
         if not steps:
             self.record("note", {"kind": "plan", "steps": []})
@@ -937,11 +993,19 @@ class LessonScript:
                                       made["excerpt"], context=step["title"], offline=True)
         return made, outcome
 
-    def teach_step(self, step: dict[str, Any], n: int, total: int,
-                   upcoming: dict[str, Any] | None) -> Script:
-        if self.drafter is not None and upcoming is not None:
-            self.drafter.prefetch(f"step:{n + 1}", lambda: self.prepare_step(upcoming, n + 1))
-        if upcoming is None:
+    def _prepare_steps(self, steps: list[dict[str, Any]], shown: int) -> None:
+        """In the background, the STEPS_AHEAD steps after step `shown` (drafted and checked, a
+        draft and a verification each): a step that is read faster than one is prepared still
+        finds the next one ready."""
+        if self.drafter is None:
+            return
+        for n in range(shown + 1, min(shown + STEPS_AHEAD, len(steps)) + 1):
+            self.drafter.prefetch(f"step:{n}", lambda n=n: self.prepare_step(steps[n - 1], n))
+
+    def teach_step(self, step: dict[str, Any], n: int, steps: list[dict[str, Any]]) -> Script:
+        total = len(steps)
+        self._prepare_steps(steps, n)
+        if n == total:
             self._prepare_quiz()  # the quiz is prepared while the last step is read
         prepared = self.drafter.take(f"step:{n}") if self.drafter is not None else None
         made, outcome = prepared or self.prepare_step(step, n)
@@ -1034,7 +1098,7 @@ class LessonScript:
         pool = list(self._quiz_pool())
         pool.sort(key=lambda p: p.type == "free_recall")
         title = f"End-of-lesson quiz · {self.lesson.title}"
-        self._prewarm_asks("audit:quiz", pool[:QUIZ_SIZE], "quiz", self.concept)
+        self._prewarm_asks("audit:quiz", pool[:QUIZ_SIZE], "quiz")
         answers = []
         for n, item in enumerate(pool[:QUIZ_SIZE], 1):
             self.position = f"quiz · question {n}"

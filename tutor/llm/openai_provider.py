@@ -23,6 +23,7 @@ import json
 import logging
 import random
 import re
+import threading
 import time
 import uuid
 import weakref
@@ -228,15 +229,21 @@ class OpenAIProvider:
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
             weakref.WeakKeyDictionary())
         self.breaker = CircuitBreaker(settings.breaker_failures)
+        self._tls: Any = None  # one TLS context for every loop's client: building one costs ~30 ms
+        self._tls_lock = threading.Lock()
         # the provider the gate verifiers run on (TUTOR_VERIFIER_*); None: this one
         self.verifier: OpenAIProvider | None = None
 
     # -- plumbing -----------------------------------------------------------------------------
     def warm(self) -> None:
-        """Import the SDK now (most of a second), so the first call made in the background
-        while the learner reads does not pay for it. Called when a lesson starts."""
+        """Import the SDK and build the TLS context now (most of a second), so the first call
+        made in the background while the learner reads does not pay for them. Called when a
+        lesson starts."""
         import openai  # noqa: F401
         import openai.lib._pydantic  # noqa: F401
+
+        for provider in {self, self.verifier or self}:
+            provider._tls_context()
 
     def _client_for_loop(self) -> Any:
         """The SDK client for the running event loop: a connection pool belongs to one loop, and
@@ -255,10 +262,19 @@ class OpenAIProvider:
                 max_retries=0,
                 # our own client: the SDK's default one schedules its closing on whatever loop
                 # runs when it is collected, which breaks once its own loop is gone
-                http_client=openai.DefaultAsyncHttpxClient(timeout=self.settings.timeout),
+                http_client=openai.DefaultAsyncHttpxClient(timeout=self.settings.timeout,
+                                                           verify=self._tls_context()),
             )
             self._clients[loop] = client
         return client
+
+    def _tls_context(self) -> Any:
+        with self._tls_lock:
+            if self._tls is None:
+                import httpx2
+
+                self._tls = httpx2.create_ssl_context()
+            return self._tls
 
     async def aclose(self) -> None:
         """Close the connections of the running loop's client."""

@@ -1,0 +1,111 @@
+"""Work prepared ahead is the work the learner then meets: the audit of every probe and quiz
+question is in hand when the question is asked, and teaching steps are drafted two ahead.
+A drafter that does its background work at once (in order) makes this deterministic."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_engine_model import answer, skill_of, store, valid_reply  # noqa: F401
+
+from learning_system.curriculum import load_curriculum
+from tutor.config import builtin_course_path
+from tutor.engine.drafter import Drafter
+from tutor.engine.gatekeeper import Gatekeeper
+from tutor.engine.lesson import STEPS_AHEAD, EdgeSearch, LessonScript
+from tutor.engine.session import Session
+from tutor.llm import make_provider
+from tutor.llm.settings import load_settings
+from tutor.testing.model_server import ModelServer
+
+
+class AtOnceDrafter(Drafter):
+    """Background work done the moment it is asked for, in the asking thread."""
+
+    def prefetch(self, key, work):
+        with self._lock:
+            if key in self._futures:
+                return
+            future: Future = Future()
+            self._futures[key] = future
+        future.set_result(work())
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(1, 12), known=st.lists(st.booleans(), min_size=1, max_size=12),
+       enough=st.sampled_from([3, 99]))
+def test_the_question_asked_next_is_always_among_those_prepared(n, known, enough):
+    search, queue = EdgeSearch(n), list(range(n))
+    for k in known:
+        i = search.next_index(enough)
+        if i is None:
+            break
+        ahead = LessonScript._ahead([search], [queue], 0, enough, asked=i)
+        search.record(i, k)
+        following = search.next_index(enough)  # asking again gives the same index
+        if following is not None:
+            assert following in ahead, (i, k, following, ahead)
+
+
+def test_every_probe_and_quiz_question_finds_its_audit_ready(store, monkeypatch):  # noqa: F811
+    ready: list[tuple[str, bool]] = []
+    real_ask = Gatekeeper.ask
+
+    def ask(self, message_id, content, questions, purpose, concept, excerpt):
+        key = self.ask_envelope(questions, purpose, concept, excerpt).model_dump_json()
+        q = questions[0]
+        # bank questions and the strands' explain items (not the screens made from answers)
+        if purpose in ("probe", "end-of-lesson quiz") and (
+                q.type != "free_recall" or q.id.endswith("-explain")):
+            ready.append((q.id, key in self._verdicts))
+        return real_ask(self, message_id, content, questions, purpose, concept, excerpt)
+
+    monkeypatch.setattr(Gatekeeper, "ask", ask)
+    course = load_curriculum(builtin_course_path())
+    with ModelServer(default=valid_reply) as srv:
+        provider = make_provider(load_settings(base_url=srv.base_url, model="loopback-model",
+                                               timeout=5, max_retries=0))
+        session = Session.start(store, course, course.lesson("P1 L02"), provider=provider,
+                                drafter=AtOnceDrafter(provider), offline=True)
+        try:
+            for _ in range(400):
+                if session.done:
+                    break
+                session.act(answer(session.prompt))
+        finally:
+            session.close()
+        audits = [r for r in srv.chat_requests if skill_of(r.body) == "GATE:quiz_audit"]
+    assert session.done
+    assert len(ready) >= 5, ready
+    assert [q for q, ok in ready if not ok] == []
+    # prepared ahead, but bounded: at most the two possible next questions per question asked
+    assert len(audits) <= 3 * len(ready) + 5, (len(audits), len(ready))
+
+
+def test_teaching_steps_are_drafted_two_ahead(store):  # noqa: F811
+    course = load_curriculum(builtin_course_path())
+    with ModelServer(default=valid_reply) as srv:
+        provider = make_provider(load_settings(base_url=srv.base_url, model="loopback-model",
+                                               timeout=5, max_retries=0))
+        session = Session.start(store, course, course.lesson("P1 L02"), provider=provider,
+                                drafter=AtOnceDrafter(provider), offline=True)
+        drafted_when_shown: list[tuple[int, int]] = []
+        try:
+            for _ in range(400):
+                if session.done:
+                    break
+                prompt = session.prompt
+                if prompt.stage == "teach" and prompt.position.startswith("step "):
+                    shown, total = (int(x) for x in prompt.position.split()[1].split("/"))
+                    drafts = sum(skill_of(r.body) == "tutor" and "teach_step" in
+                                 r.body["messages"][1]["content"] for r in srv.chat_requests)
+                    drafted_when_shown.append((shown, drafts))
+                session.act(answer(session.prompt))
+        finally:
+            session.close()
+    assert drafted_when_shown, "no teaching step was shown"
+    assert STEPS_AHEAD == 2
+    for shown, drafts in drafted_when_shown:
+        assert drafts == min(shown + STEPS_AHEAD, total), (shown, drafts, total)

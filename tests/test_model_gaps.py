@@ -422,6 +422,29 @@ def test_receipts_name_the_verifier_and_its_independence(store, endpoint, monkey
     assert all(parts(b)[0] == "tutor" for b in drafting_server.bodies()[-len(shown) :])
 
 
+def test_a_failing_verifier_means_no_model_draft_is_shown_and_the_learner_is_told_which(
+    store, endpoint, monkeypatch
+):
+    """The drafting endpoint is healthy, the separate verifier's answers 500: no model draft is
+    shown unchecked (each step is the lesson's own text), drafting stops once the verifier is
+    known down, and the one notice names the verifier model."""
+    drafts = drafting(lambda step: f"Model draft. The model restates {step}.", lambda c: "PASS")
+    drafter = endpoint(drafts)
+    judge = endpoint(lambda body: ("status", 500))
+    monkeypatch.setenv("TUTOR_VERIFIER_BASE_URL", judge.base_url)
+    monkeypatch.setenv("TUTOR_VERIFIER_MODEL", "judge")
+    session, seen = run(store, drafter.base_url, retries=1)
+    shown = taught(seen)
+    assert session.done and shown
+    for p in shown:
+        assert p.content.startswith("[source: "), p.content[:80]
+        assert "Model draft" not in p.content
+    told = [f for p in seen for f in p.flags if "stopped answering" in f]
+    assert len(told) == 1 and told[0].startswith("The verifier model stopped answering")
+    teach_drafts = [b for b in drafter.bodies() if parts(b)[1] == "teach_step"]
+    assert len(teach_drafts) <= 2  # asked for only until the verifier was known down
+
+
 async def test_verification_works_inside_a_running_event_loop(store, endpoint):
     """Gatekeeper.prewarm used asyncio.run, which fails in a thread that runs a loop — and the
     failure was turned into UNVERIFIED. Now the verifier runs there too."""

@@ -93,20 +93,25 @@ class Gatekeeper:
         self._in_flight: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
         self.activity: Activity | None = None  # where model verifications report progress
+        self.verified_by: dict[str, str] = {}  # message id → the verifier its receipt names
 
     # the model's health ------------------------------------------------------------------------
-    def _breakers(self) -> list[Any]:
-        out = []
+    def notice(self) -> str | None:
+        """Once, after the model went offline for this lesson: the line that tells the learner
+        (which model, when the verifier is a separate one, and what the lesson goes on with)."""
+        separate = self.verifier is not None and self.verifier is not self.provider
         for p in (self.provider, self.verifier):
             b = getattr(p, "breaker", None)
-            if b is not None and b not in out:
-                out.append(b)
-        return out
-
-    def notice(self) -> str | None:
-        """Once, after the model went offline for this lesson: the line that tells the learner."""
-        for b in self._breakers():
-            told = b.notice()
+            if b is None:
+                continue
+            if not separate:
+                told = b.notice()
+            elif p is self.verifier:
+                told = b.notice("The verifier model", "the lesson's own text and the offline "
+                                "checks (nothing the model drafts is shown unchecked)")
+            else:
+                told = b.notice("The model", "the lesson's own text, still checked by the "
+                                "verifier model")
             if told:
                 return told
         return None
@@ -114,6 +119,11 @@ class Gatekeeper:
     def _verifier_down(self) -> bool:
         b = getattr(self.verifier, "breaker", None)
         return b is not None and b.is_open
+
+    def model_checks(self) -> bool:
+        """Whether a model verifier runs now (configured, and its breaker closed): a model's
+        draft is shown only when one does."""
+        return self.verifier is not None and not self._verifier_down()
 
     # verification ---------------------------------------------------------------------------
     def _verify(self, envelope: Envelope) -> tuple[Verdict, str, str]:
@@ -202,6 +212,8 @@ class Gatekeeper:
         receipt = make_receipt(message_id, envelope, verdict, cycles, verifier,  # type: ignore[arg-type]
                                **extra)
         save_receipt(self.store, receipt)
+        with self._lock:
+            self.verified_by[message_id] = verifier
         return receipt
 
     def _check(self, turn: Turn, receipts: Sequence[Receipt]) -> Outcome:

@@ -973,7 +973,9 @@ class LessonScript:
         """Draft step n (compiled offline, or by the model) and pass it through fact_check."""
         def draft() -> dict[str, Any]:
             compiled = self.compile_step(step, n)
-            return (self.drafter.draft(step, compiled) if self.drafter else None) or compiled
+            if self.drafter is None or not self.gate.model_checks():
+                return compiled  # a draft no model can check is never shown: not asked for
+            return self.drafter.draft(step, compiled) or compiled
 
         made = self.memo(f"step:{n}", draft)
         mid = f"{self.session_id}:teach:{n}"
@@ -986,8 +988,11 @@ class LessonScript:
                                  lambda: self.drafter.revise(step, made, text, flagged))
         outcome = self.gate.teach(mid, made["content"], made["sources"], made["excerpt"],
                                   context=step["title"], revise=revise)
-        if isinstance(outcome, Block) and (made.get("model") or self.gate.verifier is not None):
-            # the model's draft stayed blocked: the lesson's own text, checked against itself
+        unchecked = made.get("model") and self.gate.verified_by.get(mid) != "model"
+        if unchecked or (isinstance(outcome, Block) and (
+                made.get("model") or self.gate.verifier is not None)):
+            # the model's draft stayed blocked, or no model could check it (the verifier failed
+            # or went offline): the lesson's own text, checked against itself
             made = self.compile_step(step, n)
             outcome = self.gate.teach(mid + ":source", made["content"], made["sources"],
                                       made["excerpt"], context=step["title"], offline=True)

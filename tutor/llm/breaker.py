@@ -70,7 +70,8 @@ class CircuitBreaker:
             self._told = False
             self.reason = ""
 
-    def notice(self) -> str | None:
+    def notice(self, who: str = "The model",
+               then: str = "the lesson's own text and the offline checks") -> str | None:
         """The one message for the learner after the breaker opened; None after that."""
         with self._lock:
             if not self._open or self._told:
@@ -78,9 +79,8 @@ class CircuitBreaker:
             self._told = True
             reason = self.reason
         return (
-            f"The model stopped answering ({reason}); this lesson goes on offline, with "
-            "the lesson's own text and the offline checks. The model is tried again at the "
-            "next lesson."
+            f"{who} stopped answering ({reason}); this lesson goes on offline, with {then}. "
+            "It is tried again at the next lesson."
         )
 
     def wait_open(self) -> asyncio.Future[None]:

@@ -486,6 +486,15 @@ class Store:
         )
         return [_decode(r, "payload") for r in rows]
 
+    def receipts_of_session(self, session_id: str) -> list[dict[str, Any]]:
+        """The receipts of every turn of one session (message ids `<session>:…`)."""
+        rows = self.rows(
+            "SELECT * FROM receipts WHERE message_id >= ? AND message_id < ? "
+            "ORDER BY created_at, receipt_id",
+            (f"{session_id}:", f"{session_id};"),
+        )
+        return [_decode(r, "payload") for r in rows]
+
     # model calls (never the key; the prompt only when the learner turned debug on) ----------
     def record_model_call(
         self, call_id: str, provider: str, model: str, purpose: str, tokens_in: int,

@@ -41,6 +41,13 @@ def test_every_asserting_sentence_is_a_claim_and_scaffold_is_not():
         "| dot | scalar |",
     ]
     assert is_scaffold("[external: A page]") and not is_scaffold("[a] and [b] differ here")
+    # formulas, short assertions and rhetorical questions are claims too; a lone word is not
+    tricky = ("(x^3)' = 2x\n\n2 + 2 = 5.\n\nCosine: unbounded.\n\nDid you know that cosine "
+              "similarity can exceed 1 for long vectors?\n\nExample:\n\n- 3\n")
+    assert extract_claims(tricky) == [
+        "(x^3)' = 2x", "2 + 2 = 5.", "Cosine: unbounded.",
+        "Did you know that cosine similarity can exceed 1 for long vectors?", "3",
+    ]
 
 
 def test_offline_quiz_audit_records_that_the_semantic_rules_were_not_checked():
@@ -77,6 +84,9 @@ def test_a_separate_verifier_from_the_environment_or_the_settings_file(
     judge = load_verifier_settings(model)
     assert (judge.model, judge.base_url) == ("judge", "http://a.example/v1")
     assert not same_model(model, judge)
+    # the same model is not independent of itself on another endpoint, or spelled otherwise
+    elsewhere = load_settings(base_url="http://localhost:11434/v1", model="Writer:latest")
+    assert same_model(model, elsewhere)
     monkeypatch.delenv("TUTOR_VERIFIER_MODEL")
     from tutor.llm.settings import settings_file
 

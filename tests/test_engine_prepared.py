@@ -4,6 +4,7 @@ A drafter that does its background work at once (in order) makes this determinis
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import Future
 
 from hypothesis import given, settings
@@ -109,3 +110,53 @@ def test_teaching_steps_are_drafted_two_ahead(store):  # noqa: F811
     assert STEPS_AHEAD == 2
     for shown, drafts in drafted_when_shown:
         assert drafts == min(shown + STEPS_AHEAD, total), (shown, drafts, total)
+
+
+def audited(body: dict) -> str:
+    """The id of the question a quiz_audit request audits."""
+    data = json.loads(body["messages"][1]["content"])["data"]
+    return data["questions_json"][0]["id"]
+
+
+def test_resuming_sends_nothing_the_session_already_had(store):  # noqa: F811
+    """Quit mid-probe and at a teaching step, resume: replaying to the same screen reuses the
+    model's drafts (memos) and verdicts (receipts) instead of asking for them again."""
+    course = load_curriculum(builtin_course_path())
+    with ModelServer(default=valid_reply) as srv:
+
+        def provider():
+            return make_provider(load_settings(base_url=srv.base_url, model="loopback-model",
+                                               timeout=5, max_retries=0))
+
+        first = provider()
+        session = Session.start(store, course, course.lesson("P1 L02"), provider=first,
+                                drafter=AtOnceDrafter(first), offline=True)
+        stops = {"probe": False, "teach": False}
+        asked: set[str] = set()
+        try:
+            for _ in range(400):
+                prompt = session.prompt
+                if session.done:
+                    break
+                wanted = prompt.stage if prompt.stage in stops and not stops[prompt.stage] else None
+                if wanted and (prompt.stage == "teach" or "question 2" in prompt.position):
+                    stops[wanted] = True
+                    session.pause()
+                    session.close()
+                    before = len(srv.chat_requests)
+                    again = provider()
+                    session = Session.resume(store, course, store.session(session.id),
+                                             provider=again, drafter=AtOnceDrafter(again))
+                    assert session.prompt.message_id == prompt.message_id
+                    # at most the audits of the two questions that may follow this one, which
+                    # were prepared but never asked, so they have no receipt to reuse
+                    sent = [(skill_of(r.body), audited(r.body)) for r in
+                            srv.chat_requests[before:]]
+                    assert len(sent) <= 2, sent
+                    assert all(s == "GATE:quiz_audit" and q not in asked for s, q in sent), sent
+                if prompt.item is not None:
+                    asked.add(prompt.item.id)
+                session.act(answer(session.prompt))
+        finally:
+            session.close()
+    assert session.done and all(stops.values()), stops

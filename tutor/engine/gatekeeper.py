@@ -120,6 +120,27 @@ class Gatekeeper:
         b = getattr(self.verifier, "breaker", None)
         return b is not None and b.is_open
 
+    def reuse(self, session_id: str) -> int:
+        """A resumed session: the model verdicts its turns already got (kept with their
+        receipts) are used again for the same envelopes, so replaying to where the learner
+        stopped sends nothing to the model. Only verdicts of the verifier model now in use;
+        a receipt that is no longer valid is left out. Returns how many were taken."""
+        if self.verifier is None:
+            return 0
+        from tutor.gates.audit import load_receipt_payload
+
+        model = getattr(self.verifier, "model", None)
+        taken = 0
+        for row in self.store.receipts_of_session(session_id):
+            receipt = load_receipt_payload(row.get("payload"))
+            if receipt is None or receipt.verifier != "model" or receipt.verifier_model != model:
+                continue
+            with self._lock:
+                self._verdicts.setdefault(receipt.envelope.model_dump_json(),
+                                          (receipt.verdict, "model", ""))
+            taken += 1
+        return taken
+
     def model_checks(self) -> bool:
         """Whether a model verifier runs now (configured, and its breaker closed): a model's
         draft is shown only when one does."""
@@ -228,9 +249,11 @@ class Gatekeeper:
         return self._check(Turn(message_id=message_id, kind="notice", content=content), [])
 
     def ask(self, message_id: str, content: str, questions: list[QuizQuestion], purpose: str,
-            concept: str, excerpt: str) -> Outcome:
+            concept: str, excerpt: str, cycles: int = 0) -> Outcome:
+        """Audit and check a turn that asks; `cycles`: the revisions made before this audit
+        (a disputed choice item asked again as free recall is one)."""
         receipt = self._receipt(message_id, self.ask_envelope(questions, purpose, concept,
-                                                              excerpt))
+                                                              excerpt), cycles)
         turn = Turn(message_id=message_id, kind="ask", content=content, questions=questions)
         return self._check(turn, [receipt])
 

@@ -210,7 +210,8 @@ class LessonScript:
 
     def __init__(self, *, session_id: str, lesson: Lesson, curriculum: Curriculum,
                  digest: dict[str, Any], gate: Gatekeeper, memo: Callable[[str, Callable], Any],
-                 record: Callable[[str, dict[str, Any]], None], drafter=None) -> None:
+                 record: Callable[[str, dict[str, Any]], None], drafter=None,
+                 memoized: Callable[[str], bool] = lambda key: False) -> None:
         self.session_id = session_id
         self.lesson = lesson
         self.curriculum = curriculum
@@ -219,6 +220,10 @@ class LessonScript:
         self.memo = memo
         self.record = record  # (kind, data) → attempt / mistake / note written durably
         self.drafter = drafter
+        self.memoized = memoized  # the key's result is in the session's log (a replay has it)
+        self.replaying = False  # set by the session while it replays recorded actions
+        self._deferred: list[int] = []  # probe batches to prepare once the replay is over
+        self._batch = 0  # the probe batch being asked
         self.concept = concept_id(lesson)
         self.primary = next((s["url"] for s in digest.get("sources", [])
                              if s.get("kind") == "primary"), str(lesson.doc_path))
@@ -403,6 +408,9 @@ class LessonScript:
         batches = self._batches()
         if self.drafter is None or n > len(batches):
             return
+        if self.replaying:  # its audits, if still needed, once the replay is over
+            self._deferred.append(n)
+            return
         strand = batches[n - 1]
 
         def first_of(choice: list[Presented]) -> list[Presented]:
@@ -426,6 +434,14 @@ class LessonScript:
             self._prewarm_items([*first, *explains], "probe")
 
         self.drafter.prefetch(f"prepare-probe:{n}", work)
+
+    def replayed(self) -> None:
+        """The replay is over: prepare the probe batches it passed over that are still ahead."""
+        self.replaying = False
+        for n in self._deferred:
+            if n > self._batch:
+                self._prepare_probe(n)
+        self._deferred.clear()
 
     def _quiz_pool(self) -> list[Presented]:
         """The quiz's items from the bank items not asked yet, built once per such set."""
@@ -456,7 +472,8 @@ class LessonScript:
             return []
         failed = [p for p in pool if p.type == "free_recall" and p.note]
         for p in failed:
-            self.drafter.prefetch(f"rewrite:{p.id}", lambda p=p: self.drafter.rewrite(p))
+            if not self.memoized(f"rewrite:{p.id}"):
+                self.drafter.prefetch(f"rewrite:{p.id}", lambda p=p: self.drafter.rewrite(p))
         return failed
 
     def _rewritten(self, pool: list[Presented]) -> list[Presented]:
@@ -485,8 +502,9 @@ class LessonScript:
             self.gate.prewarm([self._ask_envelope(i, purpose) for i in items])
 
     def _prewarm_asks(self, key: str, items: list[Presented], purpose: str) -> None:
-        """Audit questions concurrently, in the background, before they are asked."""
-        if self.drafter is not None and items:
+        """Audit questions concurrently, in the background, before they are asked (not while a
+        resumed session replays its answers: those questions have their verdicts)."""
+        if self.drafter is not None and items and not self.replaying:
             self.drafter.prefetch(key, lambda: self._prewarm_items(items, purpose))
 
     @staticmethod
@@ -514,6 +532,7 @@ class LessonScript:
         (easiest first) for the edge of what is known, MIN_STRAND_MCQ–MAX_STRAND_MCQ answers,
         then one free-recall item. A catch-up batch asks CATCH_UP_MIN–MAX_STRAND_MCQ items
         spread round-robin over its member strands, and 2 free-recall items."""
+        self._batch = n
         members = strand.get("members", [])
         choice, recall, explains = self._strand_questions(strand)
         self._prewarm_asks(f"audit:{n}:explain", explains, "probe")
@@ -602,7 +621,7 @@ class LessonScript:
             item = bank.as_free_recall(item, f"the quiz audit found issues ({outcome.code})")
             message_id = self.mid(f"ask:{item.id}:recall")
             outcome = self.gate.ask(message_id, item.render(), [item.to_question()],
-                                    _audit_purpose(purpose), concept, item.reference)
+                                    _audit_purpose(purpose), concept, item.reference, cycles=1)
         if isinstance(outcome, Block):
             yield from self.notice_blocked(purpose, title, outcome)
             return None
@@ -634,7 +653,7 @@ class LessonScript:
         self._prewarm_grades([a for a in answers if a["outcome"] != "pending"])
         if self.drafter is not None:
             for a in answers:
-                if a["outcome"] == "pending":
+                if a["outcome"] == "pending" and not self.memoized(f"grade:{a['attempt_id']}"):
                     self.drafter.prefetch(f"grade:{a['attempt_id']}", lambda a=a: (
                         self.drafter.grade(a["item"], a["answer"])))
         for a in answers:

@@ -70,22 +70,27 @@ class Session:
         self._notes = 0
         gate = Gatekeeper(store, gate_digest(digest, lesson, curriculum), provider)
         gate.activity = self.activity
+        if events:  # resuming: the replay finds the model verdicts it already had
+            gate.reuse(session_id)
         if drafter is not None:
             drafter.activity = self.activity
         self.script = LessonScript(
             session_id=session_id, lesson=lesson, curriculum=curriculum, digest=digest,
             gate=gate, memo=self._memo, record=self._record, drafter=drafter,
+            memoized=self._memoized,
         )
         self._gen = self.script.run()
+        recorded = [e for e in events if e["kind"] == "action"]
+        self.script.replaying = bool(recorded)
         self.prompt: Prompt = next(self._gen)
-        for e in events:
-            if e["kind"] != "action":
-                continue
+        for n, e in enumerate(recorded, 1):
             action = Action.model_validate(e["payload"])
             try:
                 check_action(self.prompt, action)
             except ValueError as exc:
                 raise ReplayError(f"recorded action {e['seq']} no longer fits: {exc}") from None
+            if n == len(recorded):  # it lands where the learner stopped: prepare ahead again
+                self.script.replayed()
             self.prompt = self._gen.send(action)
         self.held: Action | None = self._held(events)
         self._save(self._status())
@@ -188,6 +193,10 @@ class Session:
         with self._lock:
             self.store.append_event(self.id, self._seq, kind, payload)
             self._seq += 1
+
+    def _memoized(self, key: str) -> bool:
+        with self._lock:
+            return key in self._memos
 
     def _memo(self, key: str, compute: Callable[[], Any]) -> Any:
         with self._lock:

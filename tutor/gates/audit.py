@@ -30,14 +30,16 @@ def save_receipt(store: ReceiptStore, receipt: Receipt) -> None:
     )
 
 
+def load_receipt_payload(payload: Any) -> Receipt | None:
+    """A stored receipt, or None when it is no longer a valid one."""
+    try:
+        return Receipt.model_validate(payload)
+    except ValidationError:
+        return None
+
+
 def load_receipts(store: ReceiptStore, message_id: str) -> list[Receipt]:
     """The receipts kept for one turn. A stored payload that is no longer a valid receipt is
     left out, so the checker then finds the gate missing and blocks (fail closed)."""
-    out: list[Receipt] = []
-    for row in store.receipts_for(message_id):
-        payload = row.get("payload")
-        try:
-            out.append(Receipt.model_validate(payload))
-        except ValidationError:
-            continue
-    return out
+    out = [load_receipt_payload(row.get("payload")) for row in store.receipts_for(message_id)]
+    return [r for r in out if r is not None]

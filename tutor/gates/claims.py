@@ -9,8 +9,10 @@ sentences by code, and every sentence that asserts something is a claim to check
   that contains one, so only the program writes them.)
 - Any other paragraph (a list item or quote counts as its own paragraph, without its marker) is
   split into sentences at `.`, `!` or `?` followed by a space and a capital, digit or bracket.
-  A sentence asserts something when it has at least MIN_WORDS words with letters and is not a
-  question.
+  A sentence asserts something when it has a digit or a formula sign (`2 + 2 = 5.`,
+  `(x^3)' = 2x`) or at least MIN_WORDS words with letters (`Cosine: unbounded.`); a question
+  counts too, since a rhetorical one can carry a claim. Only a lone word (`Why?`, `Example:`)
+  or bare punctuation asserts nothing.
 
 Pure and deterministic; the engine and the gate checker use the same function, so a sentence
 the drafter did not list cannot reach the learner unchecked.
@@ -21,7 +23,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-MIN_WORDS = 3
+MIN_WORDS = 2
+_FORMULA = re.compile(r"[0-9=<>≤≥≠≈^×÷·∑∫√±+*/'′]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[`*_]*[A-Z0-9(`\"'])")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•◆✓]|\d{1,3}[.)]|\(?[a-hA-H][.)])\s+")
 _QUOTE_MARKER = re.compile(r"^\s*(?:>\s*)+")
@@ -39,9 +42,7 @@ def is_scaffold(line: str) -> bool:
 
 def asserts(sentence: str) -> bool:
     s = sentence.strip()
-    if not s or s.endswith("?"):
-        return False
-    return len(_WORD.findall(s)) >= MIN_WORDS
+    return bool(_FORMULA.search(s)) or len(_WORD.findall(s)) >= MIN_WORDS
 
 
 def _sentences(paragraph: str) -> list[str]:

@@ -32,8 +32,9 @@ TARGET = 1.3
 
 def child_env(home: str) -> dict[str, str]:
     """This environment without model settings or Textual switches, TUTOR_HOME at `home`."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("TUTOR_", "OPENAI_", "TEXTUAL"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("TUTOR_", "OPENAI_", "TEXTUAL"))
+    }
     env.update(TUTOR_HOME=home, TERM=env.get("TERM", "xterm-256color") or "xterm-256color")
     return env
 
@@ -41,13 +42,16 @@ def child_env(home: str) -> dict[str, str]:
 def one(kind: str, size: tuple[int, int], home: str | None = None) -> dict[str, Any]:
     """One run; `home` keeps a store between runs (a returning learner), else a fresh one."""
     with tempfile.TemporaryDirectory(prefix="tutor-cold-") as fresh:
-        report = first_paint(kind, ["continue"] if kind == "tutor" else [],
-                             child_env(home or fresh), size=size)
+        report = first_paint(
+            kind, ["continue"] if kind == "tutor" else [], child_env(home or fresh), size=size
+        )
     want = "HomeScreen" if kind == "tutor" else "Screen"
     if report.get("screen") != want:
         shown = {k: v for k, v in report.items() if k != "output"}
-        sys.exit(f"cold_start: the {kind} app did not paint its first screen ({shown}); "
-                 f"its terminal ended with:\n{report['output'][-1500:]}")
+        sys.exit(
+            f"cold_start: the {kind} app did not paint its first screen ({shown}); "
+            f"its terminal ended with:\n{report['output'][-1500:]}"
+        )
     return report
 
 
@@ -77,25 +81,43 @@ def main() -> int:
     rss_ratio = rss["tutor"] / rss["bare"]
     again = paint["returning"] / paint["bare"]
     again_rss = rss["returning"] / rss["bare"]
-    spread = {k: (min(r["paint_s"] for r in runs[k]) * 1000,
-                  max(r["paint_s"] for r in runs[k]) * 1000) for k in runs}
-    print(f"cold start to first paint: `tutor continue` (fresh TUTOR_HOME, built-in course) vs a "
-          f"bare Textual app, {args.runs} interleaved runs each on a {cols}x{rows} pty, medians")
+    spread = {
+        k: (min(r["paint_s"] for r in runs[k]) * 1000, max(r["paint_s"] for r in runs[k]) * 1000)
+        for k in runs
+    }
+    print(
+        f"cold start to first paint: `tutor continue` (fresh TUTOR_HOME, built-in course) vs a "
+        f"bare Textual app, {args.runs} interleaved runs each on a {cols}x{rows} pty, medians"
+    )
     print(f"{'':22}{'bare':>10}{'tutor':>10}{'ratio':>8}  target")
-    print(f"{'first paint (ms)':22}{paint['bare']:10.0f}{paint['tutor']:10.0f}"
-          f"{paint_ratio:7.2f}x  <= {TARGET}x {'met' if paint_ratio <= TARGET else 'NOT met'}")
-    print(f"{'peak RSS (MiB)':22}{rss['bare']:10.1f}{rss['tutor']:10.1f}"
-          f"{rss_ratio:7.2f}x  <= {TARGET}x {'met' if rss_ratio <= TARGET else 'NOT met'}")
-    print(f"{'returning learner':22}{'':10}{paint['returning']:10.0f}{again:7.2f}x  "
-          f"(store already there; peak RSS {rss['returning']:.1f} MiB, {again_rss:.2f}x)")
-    print(f"{'  paint min..max (ms)':22}{spread['bare'][0]:5.0f}..{spread['bare'][1]:<4.0f}"
-          f"{spread['tutor'][0]:5.0f}..{spread['tutor'][1]:<4.0f}")
-    print(f"{'  modules loaded':22}{median('bare', 'modules'):10.0f}"
-          f"{median('tutor', 'modules'):10.0f}")
+    print(
+        f"{'first paint (ms)':22}{paint['bare']:10.0f}{paint['tutor']:10.0f}"
+        f"{paint_ratio:7.2f}x  <= {TARGET}x {'met' if paint_ratio <= TARGET else 'NOT met'}"
+    )
+    print(
+        f"{'peak RSS (MiB)':22}{rss['bare']:10.1f}{rss['tutor']:10.1f}"
+        f"{rss_ratio:7.2f}x  <= {TARGET}x {'met' if rss_ratio <= TARGET else 'NOT met'}"
+    )
+    print(
+        f"{'returning learner':22}{'':10}{paint['returning']:10.0f}{again:7.2f}x  "
+        f"(store already there; peak RSS {rss['returning']:.1f} MiB, {again_rss:.2f}x)"
+    )
+    print(
+        f"{'  paint min..max (ms)':22}{spread['bare'][0]:5.0f}..{spread['bare'][1]:<4.0f}"
+        f"{spread['tutor'][0]:5.0f}..{spread['tutor'][1]:<4.0f}"
+    )
+    print(
+        f"{'  modules loaded':22}{median('bare', 'modules'):10.0f}"
+        f"{median('tutor', 'modules'):10.0f}"
+    )
     heavy = {m: sum(m in r["heavy"] for r in runs["tutor"]) for m in HEAVY_MODULES}
-    print("imported at first paint: " + ", ".join(
-        f"{m} {'yes (' + str(n) + '/' + str(args.runs) + ' runs)' if n else 'no'}"
-        for m, n in heavy.items()))
+    print(
+        "imported at first paint: "
+        + ", ".join(
+            f"{m} {'yes (' + str(n) + '/' + str(args.runs) + ' runs)' if n else 'no'}"
+            for m, n in heavy.items()
+        )
+    )
     print(f"({time.monotonic() - began:.0f} s in all)")
     return 0
 

@@ -61,8 +61,10 @@ def responder():
     from tutor.llm.skills import load_skill
     from tutor.testing.model_server import Reply
 
-    skills = {load_skill(n): n for n in
-              ("tutor", "grader", "GATE:fact_check", "GATE:quiz_audit", "GATE:grade_audit")}
+    skills = {
+        load_skill(n): n
+        for n in ("tutor", "grader", "GATE:fact_check", "GATE:quiz_audit", "GATE:grade_audit")
+    }
 
     def reply(body: dict) -> Reply:
         skill = skills.get(body["messages"][0]["content"], "unknown")
@@ -70,15 +72,17 @@ def responder():
         data = payload["data"]
         if skill == "tutor" and payload["task"] == "teach":
             claim = f"The model restates {data['step']} for this learner."
-            return Reply.json({"content": f"Model draft.\n\n{claim} An example follows.",
-                               "claims": [claim]})
+            return Reply.json(
+                {"content": f"Model draft.\n\n{claim} An example follows.", "claims": [claim]}
+            )
         if skill == "tutor" and data.get("task") in ("rewrite_item", "isomorphic_item"):
             return Reply.json({"question": "Unusable?", "options": ["a"], "correct_index": 0})
         if skill == "grader":
             return Reply.json({"passed": True, "explanation": "matches the reference"})
         if skill == "GATE:fact_check":
-            return Reply.json({"claims": [{"id": c["id"], "verdict": "PASS"}
-                                          for c in data["claims"]]})
+            return Reply.json(
+                {"claims": [{"id": c["id"], "verdict": "PASS"} for c in data["claims"]]}
+            )
         if skill in ("GATE:quiz_audit", "GATE:grade_audit"):
             return Reply.json({"verdict": "PASS"})
         return Reply.error(500, f"not served: {skill} {payload['task']}")
@@ -96,15 +100,17 @@ def answer(prompt):
     if prompt.kind == "numeric":
         return Action(kind="answer", value=f"{prompt.item.answer:g}", confidence="sure")
     if prompt.kind == "text":
-        return Action(kind="text", text="my own words",
-                      confidence="sure" if prompt.needs_confidence else None)
+        return Action(
+            kind="text", text="my own words", confidence="sure" if prompt.needs_confidence else None
+        )
     if prompt.kind == "yes_no":
         return Action(kind="yes_no", value="y")
     return Action(kind="error_type", value="3", text="I rushed it")
 
 
-def run_lesson(drafter_cls: type[Drafter], base_url: str, lesson_ref: str, think: float,
-               workdir: Path) -> Run:
+def run_lesson(
+    drafter_cls: type[Drafter], base_url: str, lesson_ref: str, think: float, workdir: Path
+) -> Run:
     from learning_system.curriculum import load_curriculum
     from learning_system.store import Store
     from tutor.config import builtin_course_path
@@ -113,16 +119,21 @@ def run_lesson(drafter_cls: type[Drafter], base_url: str, lesson_ref: str, think
     from tutor.llm.settings import load_settings
 
     result = Run()
-    settings = load_settings(base_url=base_url, model="loopback-model", timeout=30,
-                             max_retries=2)
+    settings = load_settings(base_url=base_url, model="loopback-model", timeout=30, max_retries=2)
     provider = make_provider(settings)
     course = load_curriculum(builtin_course_path())
     db = workdir / f"{drafter_cls.__name__}-{time.monotonic_ns()}.db"
     started = time.perf_counter()
     result.boundary = {name: [] for name in BOUNDARIES}
     with Store(db) as store:
-        session = Session.start(store, course, course.lesson(lesson_ref), provider=provider,
-                                drafter=drafter_cls(provider), offline=True)
+        session = Session.start(
+            store,
+            course,
+            course.lesson(lesson_ref),
+            provider=provider,
+            drafter=drafter_cls(provider),
+            offline=True,
+        )
         result.boundary["lesson start"].append(time.perf_counter() - started)
         firsts: set[str] = set()
         try:
@@ -160,9 +171,11 @@ def describe(name: str, run: Run, latency: float) -> str:
     p50 = statistics.median(ratios) if ratios else float("nan")
     worst = max(ratios) if ratios else float("nan")
     each = " ".join(f"{r:.2f}" for r in ratios)
-    return (f"{name:<9} steps={len(ratios):<3} p50={p50:.2f}×L  max={worst:.2f}×L  "
-            f"[{each}]  model-drafts={run.model_drafts} fallbacks={run.fallbacks} "
-            f"unverified={run.unverified} calls={run.calls} lesson={run.total:.1f}s")
+    return (
+        f"{name:<9} steps={len(ratios):<3} p50={p50:.2f}×L  max={worst:.2f}×L  "
+        f"[{each}]  model-drafts={run.model_drafts} fallbacks={run.fallbacks} "
+        f"unverified={run.unverified} calls={run.calls} lesson={run.total:.1f}s"
+    )
 
 
 def merge(runs: list[Run]) -> Run:
@@ -183,8 +196,12 @@ def merge(runs: list[Run]) -> Run:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.2, help="L: seconds per model call")
-    parser.add_argument("--think", type=float, default=1.5,
-                        help="the learner's reading time per screen, as a multiple of L")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=1.5,
+        help="the learner's reading time per screen, as a multiple of L",
+    )
     parser.add_argument("--rounds", type=int, default=1, help="interleaved runs of each side")
     parser.add_argument("--lesson", default="P1 L02")
     args = parser.parse_args()
@@ -192,7 +209,9 @@ def main() -> int:
 
     latency, think = args.latency, args.think * args.latency
     sides: dict[str, tuple[type[Drafter], list[Run]]] = {
-        "prefetch": (Drafter, []), "serial": (SerialDrafter, [])}
+        "prefetch": (Drafter, []),
+        "serial": (SerialDrafter, []),
+    }
     with tempfile.TemporaryDirectory() as home:
         os.environ["TUTOR_HOME"] = home
         with ModelServer(latency=latency, default=responder()) as srv:
@@ -219,20 +238,26 @@ def main() -> int:
                 met_all &= ok
                 row[-1] += " (met)" if ok else " (MISSED)"
         print(f"  {name:<13} " + "; ".join(row))
-    print(f"targets at every boundary but the lesson start: p50 <= {P50_TARGET}×L, max <= "
-          f"{MAX_TARGET}×L: {'met' if met_all else 'MISSED'}")
-    print(f"lesson {args.lesson}; L = {latency:.3f} s per model call; learner reads each "
-          f"screen for {args.think:g}×L = {think:.3f} s; {args.rounds} round(s) per side")
+    print(
+        f"targets at every boundary but the lesson start: p50 <= {P50_TARGET}×L, max <= "
+        f"{MAX_TARGET}×L: {'met' if met_all else 'MISSED'}"
+    )
+    print(
+        f"lesson {args.lesson}; L = {latency:.3f} s per model call; learner reads each "
+        f"screen for {args.think:g}×L = {think:.3f} s; {args.rounds} round(s) per side"
+    )
     print("learner-visible wait when moving onto a teaching step, as a ratio to L:")
     print(describe("prefetch", prefetch, latency))
     print(describe("serial", serial, latency))
     p50 = statistics.median(prefetch.waits) / latency
     worst = max(prefetch.waits) / latency
     serial_p50 = statistics.median(serial.waits) / latency
-    print(f"targets: prefetch p50 <= {P50_TARGET}×L: {'met' if p50 <= P50_TARGET else 'MISSED'}"
-          f" ({p50:.2f}); prefetch max <= {MAX_TARGET}×L: "
-          f"{'met' if worst <= MAX_TARGET else 'MISSED'} ({worst:.2f}); serial >= "
-          f"{SERIAL_FLOOR}×L: {'yes' if serial_p50 >= SERIAL_FLOOR else 'NO'} ({serial_p50:.2f})")
+    print(
+        f"targets: prefetch p50 <= {P50_TARGET}×L: {'met' if p50 <= P50_TARGET else 'MISSED'}"
+        f" ({p50:.2f}); prefetch max <= {MAX_TARGET}×L: "
+        f"{'met' if worst <= MAX_TARGET else 'MISSED'} ({worst:.2f}); serial >= "
+        f"{SERIAL_FLOOR}×L: {'yes' if serial_p50 >= SERIAL_FLOOR else 'NO'} ({serial_p50:.2f})"
+    )
     return 0
 
 

@@ -52,13 +52,15 @@ async def bench(calls: int, rounds: int) -> tuple[float, float]:
     from tutor.testing.model_server import ModelServer
 
     with ModelServer(default=ANSWER) as srv:
-        settings = ModelSettings(base_url=srv.base_url, model="loopback-model", timeout=10,
-                                 max_retries=0)
+        settings = ModelSettings(
+            base_url=srv.base_url, model="loopback-model", timeout=10, max_retries=0
+        )
         provider = OpenAIProvider(settings, MemoryRecorder())
 
         async def via_provider() -> None:
-            await provider.structured(skill="GATE:fact_check", data=DATA, schema=Verdict,
-                                      purpose="bench")
+            await provider.structured(
+                skill="GATE:fact_check", data=DATA, schema=Verdict, purpose="bench"
+            )
 
         await via_provider()  # warm up: imports, the connection
         body = srv.chat_requests[-1].body
@@ -104,8 +106,10 @@ def main() -> int:
     print(f"raw httpx2 POST:         {raw * 1000:.3f} ms/call")
     print(f"provider.structured:     {provider * 1000:.3f} ms/call")
     print(f"provider overhead:       {(provider - raw) * 1000:.3f} ms/call")
-    print(f"ratio provider/raw:      {ratio:.2f}x median of rounds (target <= {TARGET}x) "
-          f"{'OK' if ratio <= TARGET else 'OVER TARGET'}")
+    print(
+        f"ratio provider/raw:      {ratio:.2f}x median of rounds (target <= {TARGET}x) "
+        f"{'OK' if ratio <= TARGET else 'OVER TARGET'}"
+    )
     return 0
 
 

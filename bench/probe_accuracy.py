@@ -54,8 +54,7 @@ REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "aiefs"
 class Learner:
     """Knows, per lesson, a level; answers every prompt the way such a learner would."""
 
-    def __init__(self, levels: dict[str, str], curriculum: Curriculum, rng: random.Random
-                 ) -> None:
+    def __init__(self, levels: dict[str, str], curriculum: Curriculum, rng: random.Random) -> None:
         self.levels = levels
         self.rng = rng
         self.home: dict[str, str] = {}
@@ -83,13 +82,18 @@ class Learner:
     def act(self, prompt: Prompt) -> Action:
         if prompt.kind == "read":
             return Action(kind="next")
-        if prompt.kind in ("choice", "numeric", "text") and prompt.item is not None and (
-                prompt.needs_confidence):
+        if (
+            prompt.kind in ("choice", "numeric", "text")
+            and prompt.item is not None
+            and (prompt.needs_confidence)
+        ):
             return self.answer(prompt)
         if prompt.kind == "text":  # a "why?" or the Feynman explain-back
             question = prompt.content.split("\n", 1)[0].removeprefix("You were sure about: ")
-            return Action(kind="text", text="because " + question if self.by_question.get(
-                question) else "not sure why")
+            return Action(
+                kind="text",
+                text="because " + question if self.by_question.get(question) else "not sure why",
+            )
         if prompt.kind == "yes_no":
             question = prompt.content.split("\n", 1)[0]
             if question.startswith("Your reasoning: "):
@@ -115,11 +119,15 @@ class Learner:
         if right:
             confidence = "hunch" if rng.random() < HUNCH else "sure"
         else:
-            confidence = ("sure" if rng.random() < OVERSURE else
-                          rng.choice(["hunch", "no_idea"]) if not known else "hunch")
+            confidence = (
+                "sure"
+                if rng.random() < OVERSURE
+                else rng.choice(["hunch", "no_idea"])
+                if not known
+                else "hunch"
+            )
         if item.type == "free_recall":
-            text = (" ".join(item.reference.split()[:12]) if right else
-                    "something about it, I think")
+            text = " ".join(item.reference.split()[:12]) if right else "something about it, I think"
             return Action(kind="text", text=text, confidence=confidence)
         if item.type == "numeric":
             value = item.answer if right else (item.answer or 0) + 7
@@ -131,8 +139,9 @@ class Learner:
         return Action(kind="answer", value=str(value), confidence=confidence)
 
 
-def run_one(store: Store, curriculum: Curriculum, lesson, rng: random.Random
-            ) -> tuple[list[tuple[str, str]], Learner, list[Prompt]]:
+def run_one(
+    store: Store, curriculum: Curriculum, lesson, rng: random.Random
+) -> tuple[list[tuple[str, str]], Learner, list[Prompt]]:
     strands = selection.strands(curriculum, lesson)
     levels = {s["lesson"].id: rng.choice(LEVELS) for s in strands}
     learner = Learner(levels, curriculum, rng)
@@ -186,8 +195,9 @@ def best_strategy(asked: list[Prompt]) -> tuple[str, float]:
             "shortest": first_best([-len(o) for o in opts]),
             "most_words": first_best([len(o.split()) for o in opts]),
             "stem_overlap": first_best([len(stem & w) for w in words]),
-            "convergence": first_best([sum(len(w & v) for v in words if v is not w)
-                                       for w in words]),
+            "convergence": first_best(
+                [sum(len(w & v) for v in words if v is not w) for w in words]
+            ),
             "odd_length": first_best([abs(len(o) - sum(map(len, opts)) / 4) for o in opts]),
             **{f"slot_{k}": k for k in range(4)},
             "next_slot": (last + 1) % 4 if last is not None else 0,
@@ -203,8 +213,11 @@ def best_strategy(asked: list[Prompt]) -> tuple[str, float]:
 
 def bench(curriculum: Curriculum, learners: int, lessons: int | None, seed: int) -> dict:
     rng = random.Random(seed)
-    chosen = curriculum.lessons if lessons is None else rng.sample(
-        curriculum.lessons, min(lessons, len(curriculum.lessons)))
+    chosen = (
+        curriculum.lessons
+        if lessons is None
+        else rng.sample(curriculum.lessons, min(lessons, len(curriculum.lessons)))
+    )
     pairs: list[tuple[str, str]] = []
     asked: list[Prompt] = []
     asked_total = 0
@@ -223,18 +236,28 @@ def bench(curriculum: Curriculum, learners: int, lessons: int | None, seed: int)
     solid = sum((v == "solid") == (level == "known") for level, v in pairs) / max(1, len(pairs))
     mcq = sum(p.item.type == "mcq" for p in asked) / max(1, len(asked))
     name, rate = best_strategy(asked)
-    return {"strands": len(pairs), "exact": exact, "solid_vs_not": solid,
-            "coverage": len(judged) / max(1, len(pairs)),
-            "items_per_strand": asked_total / max(1, strands_total), "mcq_share": mcq,
-            "best_strategy": name, "best_rate": rate,
-            "confusion": Counter((level, v) for level, v in pairs)}
+    return {
+        "strands": len(pairs),
+        "exact": exact,
+        "solid_vs_not": solid,
+        "coverage": len(judged) / max(1, len(pairs)),
+        "items_per_strand": asked_total / max(1, strands_total),
+        "mcq_share": mcq,
+        "best_strategy": name,
+        "best_rate": rate,
+        "confusion": Counter((level, v) for level, v in pairs),
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--curriculum", action="append", type=Path,
-                    help="a curriculum to measure (repeatable); default: the reference one and "
-                    "a generated course")
+    ap.add_argument(
+        "--curriculum",
+        action="append",
+        type=Path,
+        help="a curriculum to measure (repeatable); default: the reference one and "
+        "a generated course",
+    )
     ap.add_argument("--learners", type=int, default=3, help="simulated learners per lesson")
     ap.add_argument("--lessons", type=int, default=None, help="sample this many lessons")
     ap.add_argument("--seed", type=int, default=11)
@@ -256,11 +279,15 @@ def main() -> None:
         r = bench(load_curriculum(root), args.learners, args.lessons, args.seed)
         took = time.perf_counter() - started
         print(f"\n{label}: {r['strands']} strands, {took:.0f} s")
-        print(f"  exact {r['exact']:.3f} (target ≥ 0.80)   solid-vs-not {r['solid_vs_not']:.3f}"
-              f" (target ≥ 0.95)   coverage {r['coverage']:.3f}")
-        print(f"  items per strand {r['items_per_strand']:.2f} (target ≤ 6)   probe MCQ share "
-              f"{r['mcq_share']:.3f}   best answer-free strategy {r['best_strategy']} "
-              f"{r['best_rate']:.3f}")
+        print(
+            f"  exact {r['exact']:.3f} (target ≥ 0.80)   solid-vs-not {r['solid_vs_not']:.3f}"
+            f" (target ≥ 0.95)   coverage {r['coverage']:.3f}"
+        )
+        print(
+            f"  items per strand {r['items_per_strand']:.2f} (target ≤ 6)   probe MCQ share "
+            f"{r['mcq_share']:.3f}   best answer-free strategy {r['best_strategy']} "
+            f"{r['best_rate']:.3f}"
+        )
         for (level, verdict), n in sorted(r["confusion"].items()):
             print(f"    {level:<8} → {verdict:<11} {n}")
     if tmp is not None:

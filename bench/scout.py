@@ -51,8 +51,9 @@ def ms(seconds: float) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--curriculum", type=Path,
-                        default=ROOT.parent / "shared" / "corpus" / "aiefs")
+    parser.add_argument(
+        "--curriculum", type=Path, default=ROOT.parent / "shared" / "corpus" / "aiefs"
+    )
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 

@@ -46,17 +46,23 @@ def model_reply(body: dict) -> Reply:
     payload = json.loads(body["messages"][1]["content"])
     data = payload.get("data", {})
     if system == load_skill("GATE:fact_check"):
-        return Reply.json({"claims": [{"id": c["id"], "verdict": "PASS",
-                                       "explanation": "the excerpt says so"}
-                                      for c in data.get("claims", [])]})
+        return Reply.json(
+            {
+                "claims": [
+                    {"id": c["id"], "verdict": "PASS", "explanation": "the excerpt says so"}
+                    for c in data.get("claims", [])
+                ]
+            }
+        )
     if system == load_skill("GATE:quiz_audit"):
         return Reply.json({"verdict": "PASS", "issues": []})
     if system == load_skill("GATE:grade_audit"):
         return Reply.json({"verdict": "PASS", "explanation": "the grade fits the rubric"})
     if payload.get("task") == "teach":
         claim = f"The model restates {data.get('step')} for this learner."
-        return Reply.json({"content": f"Model draft.\n\n{claim} An example follows.",
-                           "claims": [claim]})
+        return Reply.json(
+            {"content": f"Model draft.\n\n{claim} An example follows.", "claims": [claim]}
+        )
     if data.get("task") == "grade_free_recall":
         return Reply.json({"passed": True, "explanation": "it says what the reference says"})
     return Reply.error(500, "this bench model does not serve that request")
@@ -120,8 +126,11 @@ async def drive(srv: ModelServer, idle: float, size: tuple[int, int]) -> dict[st
 
         t0 = sampler.now()
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, SessionScreen)
-                    and app.screen.session is not None, "the lesson to open")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, SessionScreen) and app.screen.session is not None,
+            "the lesson to open",
+        )
         screen: Any = app.screen
         out["opening"] = sampler.window(t0, sampler.now())
         out["opening_s"] = sampler.now() - t0
@@ -139,8 +148,11 @@ async def drive(srv: ModelServer, idle: float, size: tuple[int, int]) -> dict[st
 
         calls = len(srv.chat_requests)
         await pilot.press("enter")  # past the prior: this step waits on the model
-        await until(pilot, lambda: screen.prompt is not prior and not screen.busy,
-                    "the step after the prior")
+        await until(
+            pilot,
+            lambda: screen.prompt is not prior and not screen.busy,
+            "the step after the prior",
+        )
         t3 = sampler.now()
         out["wait"] = sampler.window(t2, t3)
         out["wait_s"] = t3 - t2
@@ -157,11 +169,18 @@ def child(args: argparse.Namespace) -> int:
     for name in list(os.environ):
         if name.startswith(("TUTOR_", "OPENAI_", "TEXTUAL")):
             del os.environ[name]
-    with tempfile.TemporaryDirectory(prefix="tutor-stall-") as home, \
-            ModelServer(default=model_reply, latency=args.latency) as srv:
-        os.environ.update(TUTOR_HOME=home, TUTOR_BASE_URL=srv.base_url,
-                          TUTOR_MODEL="loopback-model", OPENAI_API_KEY="sk-loopback",
-                          TUTOR_TIMEOUT=str(max(10.0, 4 * args.latency)), TUTOR_MAX_RETRIES="0")
+    with (
+        tempfile.TemporaryDirectory(prefix="tutor-stall-") as home,
+        ModelServer(default=model_reply, latency=args.latency) as srv,
+    ):
+        os.environ.update(
+            TUTOR_HOME=home,
+            TUTOR_BASE_URL=srv.base_url,
+            TUTOR_MODEL="loopback-model",
+            OPENAI_API_KEY="sk-loopback",
+            TUTOR_TIMEOUT=str(max(10.0, 4 * args.latency)),
+            TUTOR_MAX_RETRIES="0",
+        )
         out = asyncio.run(drive(srv, args.idle, (cols, rows)))
     print(json.dumps(out))
     return 0
@@ -180,9 +199,22 @@ def main() -> int:
     began = time.monotonic()
     runs: list[dict[str, Any]] = []
     for _ in range(args.runs):
-        done = subprocess.run([sys.executable, __file__, "--child", "--latency", str(args.latency),
-                               "--idle", str(args.idle), "--size", args.size],
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                "--latency",
+                str(args.latency),
+                "--idle",
+                str(args.idle),
+                "--size",
+                args.size,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         if done.returncode != 0:
             sys.exit(f"ui_stall: a run failed (rc {done.returncode}):\n{done.stderr[-2000:]}")
         runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -195,19 +227,27 @@ def main() -> int:
     idle, wait, opening = pooled("idle"), pooled("wait"), pooled("opening")
     ratio = wait["max"] / idle["max"] if idle["max"] > 0 else float("inf")
     per_run = ", ".join(f"{max(r['wait']):.0f}" for r in runs)
-    print(f"event-loop stalls (lateness of a {TICK * 1000:.0f} ms sleep on the app's loop): "
-          f"TutorApp headless {args.size}, loopback model at {args.latency:g} s/completion, "
-          f"{args.runs} runs each in a fresh process, samples pooled")
+    print(
+        f"event-loop stalls (lateness of a {TICK * 1000:.0f} ms sleep on the app's loop): "
+        f"TutorApp headless {args.size}, loopback model at {args.latency:g} s/completion, "
+        f"{args.runs} runs each in a fresh process, samples pooled"
+    )
     print(f"{'':30}{'max ms':>8}{'p99 ms':>8}{'samples':>9}")
     print(f"{'idle on the prior':30}{idle['max']:8.1f}{idle['p99']:8.1f}{idle['n']:9d}")
-    print(f"{'step waiting on the model':30}{wait['max']:8.1f}{wait['p99']:8.1f}{wait['n']:9d}"
-          f"   (per run max {per_run} ms; {statistics.median(r['wait_s'] for r in runs):.1f} s"
-          f" and {runs[0]['wait_calls']} model calls each, then {runs[0]['next']})")
-    print(f"{'opening the lesson':30}{opening['max']:8.1f}{opening['p99']:8.1f}{opening['n']:9d}"
-          f"   (home to sources: model health check in a worker, screen switch)")
-    print(f"max stall while waiting on the model: {wait['max']:.1f} ms = {ratio:.1f}x the idle "
-          f"max; p99 {wait['p99']:.1f} ms = {wait['p99'] / idle['p99']:.1f}x idle; "
-          f"target < {TARGET_MS:.0f} ms {'met' if wait['max'] < TARGET_MS else 'NOT met'}")
+    print(
+        f"{'step waiting on the model':30}{wait['max']:8.1f}{wait['p99']:8.1f}{wait['n']:9d}"
+        f"   (per run max {per_run} ms; {statistics.median(r['wait_s'] for r in runs):.1f} s"
+        f" and {runs[0]['wait_calls']} model calls each, then {runs[0]['next']})"
+    )
+    print(
+        f"{'opening the lesson':30}{opening['max']:8.1f}{opening['p99']:8.1f}{opening['n']:9d}"
+        f"   (home to sources: model health check in a worker, screen switch)"
+    )
+    print(
+        f"max stall while waiting on the model: {wait['max']:.1f} ms = {ratio:.1f}x the idle "
+        f"max; p99 {wait['p99']:.1f} ms = {wait['p99'] / idle['p99']:.1f}x idle; "
+        f"target < {TARGET_MS:.0f} ms {'met' if wait['max'] < TARGET_MS else 'NOT met'}"
+    )
     print(f"({time.monotonic() - began:.0f} s in all)")
     return 0
 

@@ -162,10 +162,13 @@ class Curriculum(BaseModel):
         if len(found) == 1:
             return found[0]
         if len(found) > 1:
-            names = ", ".join(f"{lesson.id} ({lesson.path.relative_to(self.root).as_posix()})"
-                              for lesson in found)
-            raise LessonNotFound(f"'{text}' matches several lessons: {names}; use a lesson id "
-                                 "such as 'P1 L08' instead")
+            names = ", ".join(
+                f"{lesson.id} ({lesson.path.relative_to(self.root).as_posix()})" for lesson in found
+            )
+            raise LessonNotFound(
+                f"'{text}' matches several lessons: {names}; use a lesson id "
+                "such as 'P1 L08' instead"
+            )
         raise LessonNotFound(self._not_found_message(text))
 
     def next_lesson(self, after_id: str | None) -> Lesson | None:
@@ -207,7 +210,8 @@ class Curriculum(BaseModel):
         try:
             given = Path(text).expanduser()
             candidates = (
-                [given] if given.is_absolute()
+                [given]
+                if given.is_absolute()
                 else [Path.cwd() / given, self.root / given, self.root / "phases" / given]
             )
             for candidate in candidates:
@@ -228,14 +232,21 @@ class Curriculum(BaseModel):
             return f"the curriculum '{self.name}' has no lessons"
         names: dict[str, Lesson] = {}
         for lesson in lessons:
-            for key in (lesson.id.casefold(), id_slug(lesson.phase, lesson.number),
-                        lesson.slug.casefold(), lesson.title.casefold()):
+            for key in (
+                lesson.id.casefold(),
+                id_slug(lesson.phase, lesson.number),
+                lesson.slug.casefold(),
+                lesson.title.casefold(),
+            ):
                 names.setdefault(key, lesson)
         pair = parse_lesson_ref(text)
         if pair is not None:
             in_phase = [lesson for lesson in lessons if lesson.phase == pair[0]]
-            hint = (f"phase {pair[0]} has {in_phase[0].id} to {in_phase[-1].id}" if in_phase
-                    else f"lessons run from {lessons[0].id} to {lessons[-1].id}")
+            hint = (
+                f"phase {pair[0]} has {in_phase[0].id} to {in_phase[-1].id}"
+                if in_phase
+                else f"lessons run from {lessons[0].id} to {lessons[-1].id}"
+            )
         else:
             close = difflib.get_close_matches(text.casefold(), list(names), n=8, cutoff=0.6)
             suggestions: list[str] = []
@@ -243,10 +254,15 @@ class Curriculum(BaseModel):
                 label = f"{names[key].id} {names[key].title}"
                 if label not in suggestions:
                     suggestions.append(label)
-            hint = (f"close matches: {'; '.join(suggestions[:5])}" if suggestions
-                    else f"lessons run from {lessons[0].id} to {lessons[-1].id}")
-        return (f"no lesson '{text}' in '{self.name}' ({hint}). Name a lesson by its id "
-                "('P1 L08'), its folder or its slug.")
+            hint = (
+                f"close matches: {'; '.join(suggestions[:5])}"
+                if suggestions
+                else f"lessons run from {lessons[0].id} to {lessons[-1].id}"
+            )
+        return (
+            f"no lesson '{text}' in '{self.name}' ({hint}). Name a lesson by its id "
+            "('P1 L08'), its folder or its slug."
+        )
 
 
 def load_curriculum(path: Path | str, only: list[str] | None = None) -> Curriculum:
@@ -268,15 +284,27 @@ def load_curriculum(path: Path | str, only: list[str] | None = None) -> Curricul
             _load_lesson(root, lesson_folder, number, lesson_number, problems)
             for lesson_number, lesson_folder in _numbered_folders(folder, root, problems, "lesson")
         ]
-        phases.append(Phase(number=number, slug=folder.name, title=_phase_title(folder),
-                            lessons=lessons))
+        phases.append(
+            Phase(number=number, slug=folder.name, title=_phase_title(folder), lessons=lessons)
+        )
     all_lessons = [lesson for phase in phases for lesson in phase.lessons]
     _resolve_prerequisites(root, all_lessons, problems)
     if not all_lessons:
-        problems.append(Problem(severity="error", file="phases", message="no lessons found: "
-                                "expected lesson folders such as phases/01-basics/01-first-lesson"))
-    return Curriculum(root=root, name=_curriculum_name(root), phases=phases,
-                      glossary=_load_glossary(root, problems), problems=problems)
+        problems.append(
+            Problem(
+                severity="error",
+                file="phases",
+                message="no lessons found: "
+                "expected lesson folders such as phases/01-basics/01-first-lesson",
+            )
+        )
+    return Curriculum(
+        root=root,
+        name=_curriculum_name(root),
+        phases=phases,
+        glossary=_load_glossary(root, problems),
+        problems=problems,
+    )
 
 
 def _load_partial(path: Path, only: list[str]) -> Curriculum | None:
@@ -306,10 +334,21 @@ def _load_partial(path: Path, only: list[str]) -> Curriculum | None:
     phases = []
     for phase_number in sorted({pair[0] for pair in loaded}):
         folder = next(f for (n, _), (f, _) in folders.items() if n == phase_number)
-        phases.append(Phase(number=phase_number, slug=folder.name, title=_phase_title(folder),
-                            lessons=[loaded[k] for k in sorted(loaded) if k[0] == phase_number]))
-    curriculum = Curriculum(root=root, name=_curriculum_name(root), phases=phases,
-                            glossary=_load_glossary(root, problems), problems=problems)
+        phases.append(
+            Phase(
+                number=phase_number,
+                slug=folder.name,
+                title=_phase_title(folder),
+                lessons=[loaded[k] for k in sorted(loaded) if k[0] == phase_number],
+            )
+        )
+    curriculum = Curriculum(
+        root=root,
+        name=_curriculum_name(root),
+        phases=phases,
+        glossary=_load_glossary(root, problems),
+        problems=problems,
+    )
     curriculum._partial = True
     return curriculum
 
@@ -320,11 +359,15 @@ def _curriculum_root(path: Path) -> Path:
     except (OSError, RuntimeError, ValueError) as exc:
         raise CurriculumError(f"cannot read the path '{path}': {exc}") from None
     if not root.exists():
-        raise CurriculumError(f"'{path}' does not exist; give the folder of a curriculum "
-                              "checkout (the one that holds `phases/`)")
+        raise CurriculumError(
+            f"'{path}' does not exist; give the folder of a curriculum "
+            "checkout (the one that holds `phases/`)"
+        )
     if not root.is_dir():
-        raise CurriculumError(f"'{path}' is a file; give the folder of a curriculum checkout "
-                              "(the one that holds `phases/`)")
+        raise CurriculumError(
+            f"'{path}' is a file; give the folder of a curriculum checkout "
+            "(the one that holds `phases/`)"
+        )
     if (root / "phases").is_dir():
         return root
     if root.name == "phases" and any(child.is_dir() for child in _children(root)):
@@ -336,8 +379,11 @@ def _curriculum_root(path: Path) -> Path:
 
 def _children(folder: Path) -> list[Path]:
     try:
-        return sorted(child for child in folder.iterdir()
-                      if child.is_dir() and not child.name.startswith((".", "_")))
+        return sorted(
+            child
+            for child in folder.iterdir()
+            if child.is_dir() and not child.name.startswith((".", "_"))
+        )
     except OSError:
         return []
 
@@ -345,8 +391,9 @@ def _children(folder: Path) -> list[Path]:
 _NUMBERED = re.compile(r"^(\d{1,4})(?:[-_ .]|$)")
 
 
-def _numbered_folders(folder: Path, root: Path, problems: list[Problem],
-                      kind: str) -> list[tuple[int, Path]]:
+def _numbered_folders(
+    folder: Path, root: Path, problems: list[Problem], kind: str
+) -> list[tuple[int, Path]]:
     """Child folders in order with their numbers (`08-optimization` -> 8). Lesson folders
     without a number are kept when they hold a lesson, numbered after the last one, with a
     warning; a repeated number is moved past the last one too, so ids stay unique."""
@@ -356,8 +403,9 @@ def _numbered_folders(folder: Path, root: Path, problems: list[Problem],
         match = _NUMBERED.match(child.name)
         if match:
             numbered.append((int(match.group(1)), child))
-        elif _holds_lesson(child) or (kind == "phase" and any(map(_holds_lesson,
-                                                                  _children(child)))):
+        elif _holds_lesson(child) or (
+            kind == "phase" and any(map(_holds_lesson, _children(child)))
+        ):
             unnumbered.append(child)
     numbered.sort(key=lambda pair: (pair[0], pair[1].name))
     result: list[tuple[int, Path]] = []
@@ -372,8 +420,13 @@ def _numbered_folders(folder: Path, root: Path, problems: list[Problem],
     next_free = max(used, default=0) + 1
     for child in late + unnumbered:
         reason = "repeats the number of another" if child in late else "has no number"
-        problems.append(Problem(severity="warning", file=_rel(child, root), message=(
-            f"{kind} folder {reason} {kind}; numbered {next_free}")))
+        problems.append(
+            Problem(
+                severity="warning",
+                file=_rel(child, root),
+                message=(f"{kind} folder {reason} {kind}; numbered {next_free}"),
+            )
+        )
         result.append((next_free, child))
         next_free += 1
     return result
@@ -383,33 +436,58 @@ def _holds_lesson(folder: Path) -> bool:
     return (folder / DOC_FILE).is_file() or (folder / QUIZ_FILE).is_file()
 
 
-def _load_lesson(root: Path, folder: Path, phase: int, number: int,
-                 problems: list[Problem]) -> Lesson:
+def _load_lesson(
+    root: Path, folder: Path, phase: int, number: int, problems: list[Problem]
+) -> Lesson:
     lesson_id = format_lesson_id(phase, number)
     doc_path: Path | None = folder / DOC_FILE
     text = _read_text(doc_path, root, problems) if doc_path.is_file() else None
     if text is None:
         if not doc_path.is_file():
-            problems.append(Problem(severity="warning", file=_rel(doc_path, root), message=(
-                "missing lesson document; the lesson is listed with a title from its folder")))
+            problems.append(
+                Problem(
+                    severity="warning",
+                    file=_rel(doc_path, root),
+                    message=(
+                        "missing lesson document; the lesson is listed with a title from its folder"
+                    ),
+                )
+            )
         doc_path = None
     doc = parse_lesson_doc(text or "")
     if text is not None and not doc.title:
-        problems.append(Problem(severity="warning", file=_rel(folder / DOC_FILE, root),
-                                message="no `# Title` line; title taken from the folder name"))
+        problems.append(
+            Problem(
+                severity="warning",
+                file=_rel(folder / DOC_FILE, root),
+                message="no `# Title` line; title taken from the folder name",
+            )
+        )
     quiz_path: Path | None = folder / QUIZ_FILE
     quiz: list[QuizItem] = []
-    quiz_text = (_read_text(quiz_path, root, problems, MAX_QUIZ_BYTES, truncate=False)
-                 if quiz_path.is_file() else None)
+    quiz_text = (
+        _read_text(quiz_path, root, problems, MAX_QUIZ_BYTES, truncate=False)
+        if quiz_path.is_file()
+        else None
+    )
     if quiz_text is None:
         if not quiz_path.is_file():
-            problems.append(Problem(severity="warning", file=_rel(quiz_path, root),
-                                    message="missing quiz bank; the lesson has no quiz items"))
+            problems.append(
+                Problem(
+                    severity="warning",
+                    file=_rel(quiz_path, root),
+                    message="missing quiz bank; the lesson has no quiz items",
+                )
+            )
         quiz_path = None
     else:
         quiz, notes = parse_quiz_bank(quiz_text, id_slug(phase, number))
-        problems.extend(Problem(severity="warning", file=_rel(folder / QUIZ_FILE, root),
-                                item=item, message=message) for item, message in notes)
+        problems.extend(
+            Problem(
+                severity="warning", file=_rel(folder / QUIZ_FILE, root), item=item, message=message
+            )
+            for item, message in notes
+        )
     return Lesson(
         id=lesson_id,
         phase=phase,
@@ -432,40 +510,77 @@ def _load_lesson(root: Path, folder: Path, phase: int, number: int,
     )
 
 
-def _read_text(path: Path, root: Path, problems: list[Problem], limit: int = MAX_DOC_BYTES,
-               *, truncate: bool = True) -> str | None:
+def _read_text(
+    path: Path,
+    root: Path,
+    problems: list[Problem],
+    limit: int = MAX_DOC_BYTES,
+    *,
+    truncate: bool = True,
+) -> str | None:
     """The file's text; undecodable bytes are replaced (with a warning). None if unreadable.
     Only a regular file is read (a FIFO or device never blocks the load); past `limit` bytes
     the rest is left out (`truncate`) or the file is not read at all, with a warning."""
     data = _read_regular(path, limit + 1)
     if isinstance(data, str):
-        problems.append(Problem(severity="warning", file=_rel(path, root),
-                                message=f"cannot read the file: {data}"))
+        problems.append(
+            Problem(
+                severity="warning", file=_rel(path, root), message=f"cannot read the file: {data}"
+            )
+        )
         return None
     if len(data) > limit:
         if not truncate:
-            problems.append(Problem(severity="warning", file=_rel(path, root), message=(
-                f"larger than the {limit // 1024} KiB limit; not read")))
+            problems.append(
+                Problem(
+                    severity="warning",
+                    file=_rel(path, root),
+                    message=(f"larger than the {limit // 1024} KiB limit; not read"),
+                )
+            )
             return None
-        problems.append(Problem(severity="warning", file=_rel(path, root), message=(
-            f"larger than the {limit // 1024} KiB limit; only the first {limit // 1024} KiB "
-            "were read")))
+        problems.append(
+            Problem(
+                severity="warning",
+                file=_rel(path, root),
+                message=(
+                    f"larger than the {limit // 1024} KiB limit; "
+                    f"only the first {limit // 1024} KiB were read"
+                ),
+            )
+        )
         data = data[:limit]
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        problems.append(Problem(severity="warning", file=_rel(path, root), message=(
-            f"not valid UTF-8 text (first bad byte at offset {exc.start}; binary?); "
-            "unreadable bytes replaced")))
+        problems.append(
+            Problem(
+                severity="warning",
+                file=_rel(path, root),
+                message=(
+                    f"not valid UTF-8 text (first bad byte at offset {exc.start}; binary?); "
+                    "unreadable bytes replaced"
+                ),
+            )
+        )
         return data.decode("utf-8", errors="replace")
     if "\x00" in text:
-        problems.append(Problem(severity="warning", file=_rel(path, root),
-                                message="contains NUL bytes; the file looks binary"))
+        problems.append(
+            Problem(
+                severity="warning",
+                file=_rel(path, root),
+                message="contains NUL bytes; the file looks binary",
+            )
+        )
     return text
 
 
-def _resolve_prerequisites(root: Path, lessons: list[Lesson], problems: list[Problem],
-                           known: dict[tuple[int, int], str] | None = None) -> None:
+def _resolve_prerequisites(
+    root: Path,
+    lessons: list[Lesson],
+    problems: list[Problem],
+    known: dict[tuple[int, int], str] | None = None,
+) -> None:
     if known is None:
         known = {(lesson.phase, lesson.number): lesson.id for lesson in lessons}
     for lesson in lessons:
@@ -477,8 +592,13 @@ def _resolve_prerequisites(root: Path, lessons: list[Lesson], problems: list[Pro
             (resolved if pair in known else missing).append(format_lesson_id(*pair))
         lesson.prerequisites = resolved
         if missing and lesson.doc_path is not None:
-            problems.append(Problem(severity="warning", file=_rel(lesson.doc_path, root), message=(
-                f"prerequisites name {', '.join(missing)}, not in this curriculum")))
+            problems.append(
+                Problem(
+                    severity="warning",
+                    file=_rel(lesson.doc_path, root),
+                    message=(f"prerequisites name {', '.join(missing)}, not in this curriculum"),
+                )
+            )
 
 
 def _load_glossary(root: Path, problems: list[Problem]) -> dict[str, str]:
@@ -488,8 +608,11 @@ def _load_glossary(root: Path, problems: list[Problem]) -> dict[str, str]:
     text = _read_text(path, root, problems, MAX_GLOSSARY_BYTES)
     glossary = parse_glossary(text) if text else {}
     if text and text.strip() and not glossary:
-        problems.append(Problem(severity="warning", file=_rel(path, root),
-                                message="no glossary terms recognised"))
+        problems.append(
+            Problem(
+                severity="warning", file=_rel(path, root), message="no glossary terms recognised"
+            )
+        )
     return glossary
 
 

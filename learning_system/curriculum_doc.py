@@ -82,7 +82,8 @@ _HEADER_FIELD = re.compile(r"^(?:[-*+]\s+)?\*\*([^*]+?)\*\*\s*:?\s*(.*)$")
 _LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
 # A link's text holds no brackets, so each `[` is scanned only to the next one: linear on any line
 _MD_LINK = re.compile(
-    r"\[([^\[\]]*)\]\(\s*<?((?:[^()\s<>]|\([^()\s]*\))+)>?(?:\s+\"[^\"]*\")?\s*\)")
+    r"\[([^\[\]]*)\]\(\s*<?((?:[^()\s<>]|\([^()\s]*\))+)>?(?:\s+\"[^\"]*\")?\s*\)"
+)
 _BARE_URL = re.compile(r"https?://[^\s<>()\[\]]+(?:\([^\s<>()]*\)[^\s<>()\[\]]*)*")
 # `(?<!\s)`: a match starts only where a whitespace run starts, so a long run is scanned once
 _DESCRIPTION_SPLIT = re.compile(r"(?<!\s)\s++(?:--|—|–|-)\s+")

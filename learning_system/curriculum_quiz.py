@@ -52,7 +52,7 @@ def parse_quiz_bank(text: str, id_prefix: str) -> tuple[list[QuizItem], list[Not
         return [], [(None, f"not valid JSON{where}; no quiz items read")]
     raw_items = _bank_items(data)
     if raw_items is None:
-        return [], [(None, "expected a list of questions or {\"questions\": [...]}; none read")]
+        return [], [(None, 'expected a list of questions or {"questions": [...]}; none read')]
     if not raw_items:
         return [], [(None, "quiz bank is empty")]
     items: list[QuizItem] = []
@@ -66,8 +66,9 @@ def parse_quiz_bank(text: str, id_prefix: str) -> tuple[list[QuizItem], list[Not
         if item is None:
             continue
         if item.id in seen_ids:
-            notes.append((item.id, f"item {index + 1}: id repeats an earlier item; renamed "
-                          f"{fallback_id}"))
+            notes.append(
+                (item.id, f"item {index + 1}: id repeats an earlier item; renamed {fallback_id}")
+            )
             item.id = fallback_id
         seen_ids.add(item.id)
         items.append(item)

@@ -80,11 +80,18 @@ def record_attempt(store: Store, attempt: Attempt) -> bool:
             "answer, outcome, confidence, feynman, payload, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                attempt.id, attempt.session_id, attempt.lesson_id, attempt.concept_id,
-                attempt.item_id, attempt.kind, valid_text(attempt.answer), attempt.outcome,
+                attempt.id,
+                attempt.session_id,
+                attempt.lesson_id,
+                attempt.concept_id,
+                attempt.item_id,
+                attempt.kind,
+                valid_text(attempt.answer),
+                attempt.outcome,
                 attempt.confidence,
                 None if attempt.feynman is None else int(attempt.feynman),
-                json.dumps(valid_data(attempt.payload), sort_keys=True), created,
+                json.dumps(valid_data(attempt.payload), sort_keys=True),
+                created,
             ),
         )
         return cur.rowcount == 1
@@ -93,13 +100,16 @@ def record_attempt(store: Store, attempt: Attempt) -> bool:
 def grade_attempt(store: Store, attempt_id: str, outcome: Outcome) -> bool:
     """Grade an answer recorded as pending, once. Returns False when it was already graded."""
     with store.transaction() as c:
-        cur = c.execute("UPDATE attempts SET outcome = ? WHERE id = ? AND outcome = 'pending'",
-                        (outcome, attempt_id))
+        cur = c.execute(
+            "UPDATE attempts SET outcome = ? WHERE id = ? AND outcome = 'pending'",
+            (outcome, attempt_id),
+        )
         return cur.rowcount == 1
 
 
-def attempts(store: Store, *, session_id: str | None = None, concept_id: str | None = None
-             ) -> list[dict[str, Any]]:
+def attempts(
+    store: Store, *, session_id: str | None = None, concept_id: str | None = None
+) -> list[dict[str, Any]]:
     sql, params = "SELECT * FROM attempts WHERE 1=1", []
     if session_id is not None:
         sql += " AND session_id = ?"
@@ -119,17 +129,25 @@ def record_mistake(store: Store, mistake: Mistake, when: datetime | None = None)
             "error_type, attribution, status, retest_early, item, next_review, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?)",
             (
-                mistake.id, mistake.attempt_id, mistake.concept_id, mistake.item_id,
-                mistake.lesson_id, mistake.error_type, valid_text(mistake.attribution),
-                int(mistake.retest_early), json.dumps(valid_data(mistake.item), sort_keys=True),
-                now, now,
+                mistake.id,
+                mistake.attempt_id,
+                mistake.concept_id,
+                mistake.item_id,
+                mistake.lesson_id,
+                mistake.error_type,
+                valid_text(mistake.attribution),
+                int(mistake.retest_early),
+                json.dumps(valid_data(mistake.item), sort_keys=True),
+                now,
+                now,
             ),
         )
         return cur.rowcount == 1
 
 
-def attribute_mistake(store: Store, mistake_id: str, error_type: ErrorType, attribution: str
-                      ) -> None:
+def attribute_mistake(
+    store: Store, mistake_id: str, error_type: ErrorType, attribution: str
+) -> None:
     with store.transaction() as c:
         c.execute(
             "UPDATE mistakes SET error_type = ?, attribution = ? WHERE id = ?",
@@ -159,8 +177,13 @@ def mistake(store: Store, mistake_id: str) -> dict[str, Any] | None:
     return row
 
 
-def review_mistake(store: Store, mistake_id: str, outcome: Outcome, confidence: Confidence,
-                   when: datetime | None = None) -> str:
+def review_mistake(
+    store: Store,
+    mistake_id: str,
+    outcome: Outcome,
+    confidence: Confidence,
+    when: datetime | None = None,
+) -> str:
     """Answering a due mistake again (its options reshuffled). Right on a later day than the
     mistake: resolved (after one more early retest if it was a confident wrong answer); right
     on the same day: it stays open and comes back tomorrow. Wrong: stays open and comes back
@@ -170,8 +193,9 @@ def review_mistake(store: Store, mistake_id: str, outcome: Outcome, confidence: 
     if not row:
         raise KeyError(mistake_id)
     m = row[0]
-    same_day = (datetime.fromisoformat(m["created_at"]).astimezone(UTC).date()
-                >= now.astimezone(UTC).date())
+    same_day = (
+        datetime.fromisoformat(m["created_at"]).astimezone(UTC).date() >= now.astimezone(UTC).date()
+    )
     if outcome == "correct" and same_day:  # not yet a test of memory: once more tomorrow
         status, retest, due = "open", 0, iso(now + scheduling.EARLY_RETEST_AFTER)
     elif outcome == "correct" and m["retest_early"]:
@@ -200,8 +224,10 @@ def upsert_concept(store: Store, concept: Concept, when: datetime | None = None)
     with store.transaction() as c:
         if existing:
             sets = ", ".join(f"{k} = :{k}" for k in fields if k != "id")
-            c.execute(f"UPDATE concepts SET {sets}, updated_at = :now WHERE id = :id",
-                      {**fields, "now": iso(now)})
+            c.execute(
+                f"UPDATE concepts SET {sets}, updated_at = :now WHERE id = :id",
+                {**fields, "now": iso(now)},
+            )
         else:
             c.execute(
                 "INSERT INTO concepts (id, name, track, type, language, status, notes, lesson_id, "
@@ -222,8 +248,13 @@ def concepts(store: Store) -> list[dict[str, Any]]:
     return store.rows("SELECT * FROM concepts ORDER BY lesson_id, id")
 
 
-def review_concept(store: Store, concept_id: str, outcome: Outcome, confidence: Confidence,
-                   when: datetime | None = None) -> dict[str, Any]:
+def review_concept(
+    store: Store,
+    concept_id: str,
+    outcome: Outcome,
+    confidence: Confidence,
+    when: datetime | None = None,
+) -> dict[str, Any]:
     """One answer about a concept (already recorded as an attempt): the FSRS card, interval
     index, next review, mastery and plain status (scheduling.concept_status) move."""
     now = when or utcnow()
@@ -236,10 +267,13 @@ def review_concept(store: Store, concept_id: str, outcome: Outcome, confidence: 
         "ORDER BY created_at DESC LIMIT 50",
         (concept_id,),
     )
-    answers = [(datetime.fromisoformat(h["created_at"]), h["outcome"], h["confidence"])
-               for h in history]
-    graded = [(datetime.fromisoformat(h["created_at"]), h["outcome"], h["confidence"])
-              for h in reversed(history)]
+    answers = [
+        (datetime.fromisoformat(h["created_at"]), h["outcome"], h["confidence"]) for h in history
+    ]
+    graded = [
+        (datetime.fromisoformat(h["created_at"]), h["outcome"], h["confidence"])
+        for h in reversed(history)
+    ]
     update = {
         "status": scheduling.concept_status(graded),
         "card": card,
@@ -269,16 +303,20 @@ def due_queue(store: Store, now: datetime | None = None, limit: int = 50) -> lis
         if len(rows) >= limit:
             break
     # rows from our own tables: built without re-validation, on the hot path of every review
-    items = [DueItem.model_construct(kind="mistake", id=i, concept_id=c, due=d,
-                                     retest_early=bool(r)) for i, c, d, r in rows]
+    items = [
+        DueItem.model_construct(kind="mistake", id=i, concept_id=c, due=d, retest_early=bool(r))
+        for i, c, d, r in rows
+    ]
     if len(items) < limit:
         rows = store.execute(
             "SELECT id, next_review FROM concepts WHERE next_review <= ? "
             "ORDER BY next_review, id LIMIT ?",
             (at, limit - len(items)),
         ).fetchall()
-        items += [DueItem.model_construct(kind="concept", id=i, concept_id=i, due=d,
-                                          retest_early=False) for i, d in rows]
+        items += [
+            DueItem.model_construct(kind="concept", id=i, concept_id=i, due=d, retest_early=False)
+            for i, d in rows
+        ]
     return items
 
 
@@ -306,12 +344,18 @@ def due_load(store: Store, days: int = 14, now: datetime | None = None) -> list[
     everything already due)."""
     start = now or utcnow()
     ends = [iso(start + timedelta(days=d + 1)) for d in range(days)]
-    dues = [r[0] for r in store.execute(
-        "SELECT next_review FROM mistakes WHERE status = 'open' AND next_review < ? "
-        "UNION ALL SELECT next_review FROM concepts WHERE next_review < ?",
-        (ends[-1], ends[-1])).fetchall() if r[0]]
-    return [sum(1 for d in dues if (ends[n - 1] if n else "") <= d < end)
-            for n, end in enumerate(ends)]
+    dues = [
+        r[0]
+        for r in store.execute(
+            "SELECT next_review FROM mistakes WHERE status = 'open' AND next_review < ? "
+            "UNION ALL SELECT next_review FROM concepts WHERE next_review < ?",
+            (ends[-1], ends[-1]),
+        ).fetchall()
+        if r[0]
+    ]
+    return [
+        sum(1 for d in dues if (ends[n - 1] if n else "") <= d < end) for n, end in enumerate(ends)
+    ]
 
 
 def mastery_by_day(store: Store, days: int = 30, now: datetime | None = None) -> list[float]:
@@ -321,7 +365,8 @@ def mastery_by_day(store: Store, days: int = 30, now: datetime | None = None) ->
     rows = store.execute(
         "SELECT created_at, outcome, confidence FROM attempts WHERE outcome != 'pending' "
         "AND created_at >= ? ORDER BY created_at DESC LIMIT 5000",
-        (iso(end - timedelta(days=days + 60)),)).fetchall()
+        (iso(end - timedelta(days=days + 60)),),
+    ).fetchall()
     answers = [(datetime.fromisoformat(w), o, c) for w, o, c in reversed(rows)]
     out = []
     for d in range(days - 1, -1, -1):

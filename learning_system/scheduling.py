@@ -62,8 +62,9 @@ def first_due(concept_type: str, now: datetime) -> datetime:
     return now + FIRST_DUE.get(concept_type, FIRST_DUE["concept"])
 
 
-def review(card_json: str | None, outcome: Outcome, confidence: Confidence, when: datetime
-           ) -> tuple[str, datetime]:
+def review(
+    card_json: str | None, outcome: Outcome, confidence: Confidence, when: datetime
+) -> tuple[str, datetime]:
     """Apply one answer to a stored card; returns the new card (JSON) and its next due time."""
     fsrs, scheduler = _fsrs()
     when = when.astimezone(UTC)

@@ -33,11 +33,25 @@ QUICK_CHECK_MAX_BYTES = 64 * 1024 * 1024
 # How long a write waits for another program's write lock before giving up (seconds).
 DEFAULT_WAIT = 30.0
 # Tables every store of schema v1 or later has.
-V1_TABLES = frozenset({
-    "settings", "concepts", "attempts", "mistakes", "sessions", "session_events",
-    "session_notes", "receipts", "sources", "digests", "model_calls", "ingests", "glossary",
-    "learning_records", "knowledge_pages",
-})
+V1_TABLES = frozenset(
+    {
+        "settings",
+        "concepts",
+        "attempts",
+        "mistakes",
+        "sessions",
+        "session_events",
+        "session_notes",
+        "receipts",
+        "sources",
+        "digests",
+        "model_calls",
+        "ingests",
+        "glossary",
+        "learning_records",
+        "knowledge_pages",
+    }
+)
 LEASE_PREFIX = "session-lease:"
 
 
@@ -67,10 +81,21 @@ def _v1(db: sqlite_utils.Database) -> None:
     db["settings"].create({"key": str, "value": str}, pk="key")
     db["concepts"].create(
         {
-            "id": str, "name": str, "track": str, "type": str, "language": str,
-            "status": str, "notes": str, "lesson_id": str, "card": str,
-            "interval_index": int, "next_review": str, "last_review": str,
-            "mastery": float, "created_at": str, "updated_at": str,
+            "id": str,
+            "name": str,
+            "track": str,
+            "type": str,
+            "language": str,
+            "status": str,
+            "notes": str,
+            "lesson_id": str,
+            "card": str,
+            "interval_index": int,
+            "next_review": str,
+            "last_review": str,
+            "mastery": float,
+            "created_at": str,
+            "updated_at": str,
         },
         pk="id",
         defaults={"status": "developing", "type": "concept", "interval_index": 0, "mastery": 0.0},
@@ -78,9 +103,18 @@ def _v1(db: sqlite_utils.Database) -> None:
     db["concepts"].create_index(["next_review"])
     db["attempts"].create(
         {
-            "id": str, "session_id": str, "lesson_id": str, "concept_id": str, "item_id": str,
-            "kind": str, "answer": str, "outcome": str, "confidence": str, "feynman": int,
-            "payload": str, "created_at": str,
+            "id": str,
+            "session_id": str,
+            "lesson_id": str,
+            "concept_id": str,
+            "item_id": str,
+            "kind": str,
+            "answer": str,
+            "outcome": str,
+            "confidence": str,
+            "feynman": int,
+            "payload": str,
+            "created_at": str,
         },
         pk="id",
     )
@@ -88,9 +122,19 @@ def _v1(db: sqlite_utils.Database) -> None:
     db["attempts"].create_index(["session_id"])
     db["mistakes"].create(
         {
-            "id": str, "attempt_id": str, "concept_id": str, "item_id": str, "lesson_id": str,
-            "error_type": str, "attribution": str, "status": str, "retest_early": int,
-            "item": str, "next_review": str, "created_at": str, "resolved_at": str,
+            "id": str,
+            "attempt_id": str,
+            "concept_id": str,
+            "item_id": str,
+            "lesson_id": str,
+            "error_type": str,
+            "attribution": str,
+            "status": str,
+            "retest_early": int,
+            "item": str,
+            "next_review": str,
+            "created_at": str,
+            "resolved_at": str,
         },
         pk="id",
         defaults={"status": "open", "retest_early": 0},
@@ -98,8 +142,14 @@ def _v1(db: sqlite_utils.Database) -> None:
     db["mistakes"].create_index(["status", "next_review"])
     db["sessions"].create(
         {
-            "id": str, "lesson_id": str, "curriculum": str, "status": str, "position": str,
-            "state": str, "created_at": str, "updated_at": str,
+            "id": str,
+            "lesson_id": str,
+            "curriculum": str,
+            "status": str,
+            "position": str,
+            "state": str,
+            "created_at": str,
+            "updated_at": str,
         },
         pk="id",
     )
@@ -112,8 +162,12 @@ def _v1(db: sqlite_utils.Database) -> None:
     )
     db["receipts"].create(
         {
-            "receipt_id": str, "message_id": str, "gate": str, "outcome": str,
-            "payload": str, "created_at": str,
+            "receipt_id": str,
+            "message_id": str,
+            "gate": str,
+            "outcome": str,
+            "payload": str,
+            "created_at": str,
         },
         pk="receipt_id",
     )
@@ -122,22 +176,34 @@ def _v1(db: sqlite_utils.Database) -> None:
         {"url": str, "hash": str, "status": str, "excerpt": str, "reason": str, "seen_at": str},
         pk="url",
     )
-    db["digests"].create(
-        {"id": str, "lesson_id": str, "payload": str, "created_at": str}, pk="id"
-    )
+    db["digests"].create({"id": str, "lesson_id": str, "payload": str, "created_at": str}, pk="id")
     db["digests"].create_index(["lesson_id", "created_at"])
     db["model_calls"].create(
         {
-            "call_id": str, "provider": str, "model": str, "purpose": str, "tokens_in": int,
-            "tokens_out": int, "latency_ms": float, "outcome": str, "error_kind": str,
-            "prompt": str, "created_at": str,
+            "call_id": str,
+            "provider": str,
+            "model": str,
+            "purpose": str,
+            "tokens_in": int,
+            "tokens_out": int,
+            "latency_ms": float,
+            "outcome": str,
+            "error_kind": str,
+            "prompt": str,
+            "created_at": str,
         },
         pk="call_id",
     )
     db["ingests"].create(
         {
-            "id": str, "session_id": str, "lesson_id": str, "status": str, "payload": str,
-            "reasons": str, "created_at": str, "updated_at": str,
+            "id": str,
+            "session_id": str,
+            "lesson_id": str,
+            "status": str,
+            "payload": str,
+            "reasons": str,
+            "created_at": str,
+            "updated_at": str,
         },
         pk="id",
     )
@@ -152,13 +218,17 @@ def _v1(db: sqlite_utils.Database) -> None:
 
 def _v2(conn: sqlite3.Connection) -> None:
     """An index in the due queue's order: open mistakes by early retest, then oldest due."""
-    conn.execute("CREATE INDEX IF NOT EXISTS idx_mistakes_due ON mistakes "
-                 "(status, retest_early, next_review, id)")
+    conn.execute(
+        "CREATE INDEX IF NOT EXISTS idx_mistakes_due ON mistakes "
+        "(status, retest_early, next_review, id)"
+    )
 
 
-def _with_sqlite_utils(step: Callable[[sqlite_utils.Database], None]
-                       ) -> Callable[[sqlite3.Connection], None]:
+def _with_sqlite_utils(
+    step: Callable[[sqlite_utils.Database], None],
+) -> Callable[[sqlite3.Connection], None]:
     """A migration written with sqlite-utils, imported only when that migration runs."""
+
     def run(conn: sqlite3.Connection) -> None:
         import sqlite_utils
 
@@ -176,8 +246,13 @@ assert len(MIGRATIONS) == SCHEMA_VERSION
 class Store:
     """One learner's store. Safe to share between threads of one process (calls are serialised)."""
 
-    def __init__(self, path: Path | str, *, wait: float = DEFAULT_WAIT,
-                 notify: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        wait: float = DEFAULT_WAIT,
+        notify: Callable[[str], None] | None = None,
+    ) -> None:
         self.path = Path(path)
         self.wait = wait
         self.notify = notify
@@ -190,8 +265,10 @@ class Store:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise StoreError(f"cannot create the folder for {self.path}: {exc.strerror}. "
-                             "Set TUTOR_HOME to a folder you can write to.") from None
+            raise StoreError(
+                f"cannot create the folder for {self.path}: {exc.strerror}. "
+                "Set TUTOR_HOME to a folder you can write to."
+            ) from None
         conn = self._connect()
         try:
             conn.execute("PRAGMA journal_mode=WAL")
@@ -215,8 +292,12 @@ class Store:
         told = False
         while True:
             try:
-                return sqlite3.connect(str(self.path), isolation_level=None,
-                                       check_same_thread=False, timeout=min(self.wait, 1.0))
+                return sqlite3.connect(
+                    str(self.path),
+                    isolation_level=None,
+                    check_same_thread=False,
+                    timeout=min(self.wait, 1.0),
+                )
             except sqlite3.OperationalError as exc:
                 if not _is_busy(exc):
                     raise self._error(exc) from None
@@ -239,8 +320,10 @@ class Store:
 
     def _tell_waiting(self, told: bool) -> bool:
         if not told and self.notify is not None:
-            self.notify(f"waiting for {self.path.name}: another program is writing to it "
-                        f"(giving up after {self.wait:g} s)")
+            self.notify(
+                f"waiting for {self.path.name}: another program is writing to it "
+                f"(giving up after {self.wait:g} s)"
+            )
         return True
 
     def _error(self, exc: sqlite3.Error) -> StoreError:
@@ -250,13 +333,17 @@ class Store:
             return StoreBusy(
                 f"{self.path} stayed locked by another program for {self.wait:g} s, so nothing "
                 "was written. Close the other tutor (or program using it) and run the command "
-                "again.")
+                "again."
+            )
         if "readonly" in text or "read-only" in text:
-            return StoreError(f"{self.path} is read-only ({text}). Make it writable, or set "
-                              "TUTOR_HOME to another folder, and run the command again.")
+            return StoreError(
+                f"{self.path} is read-only ({text}). Make it writable, or set "
+                "TUTOR_HOME to another folder, and run the command again."
+            )
         return StoreError(
             f"{self.path} is damaged or not a tutor store ({text}). Move it aside (or restore it "
-            "from a backup, or set TUTOR_HOME to another folder) and run the command again.")
+            "from a backup, or set TUTOR_HOME to another folder) and run the command again."
+        )
 
     @property
     def schema_version(self) -> int:
@@ -360,7 +447,12 @@ class Store:
 
     # sessions, their event log and notes ---------------------------------------------------
     def save_session(
-        self, session_id: str, lesson_id: str, curriculum: str, status: str, position: str,
+        self,
+        session_id: str,
+        lesson_id: str,
+        curriculum: str,
+        status: str,
+        position: str,
         state: dict[str, Any],
     ) -> None:
         now = iso()
@@ -371,16 +463,25 @@ class Store:
                 "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO "
                 "UPDATE SET status=excluded.status, position=excluded.position, "
                 "state=excluded.state, updated_at=excluded.updated_at",
-                (session_id, lesson_id, curriculum, status, valid_text(position),
-                 json.dumps(valid_data(state)), now, now),
+                (
+                    session_id,
+                    lesson_id,
+                    curriculum,
+                    status,
+                    valid_text(position),
+                    json.dumps(valid_data(state)),
+                    now,
+                    now,
+                ),
             )
 
     def session(self, session_id: str) -> dict[str, Any] | None:
         rows = self.rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
         return _decode(rows[0], "state") if rows else None
 
-    def latest_session(self, curriculum: str | None = None, status: str | None = None
-                       ) -> dict[str, Any] | None:
+    def latest_session(
+        self, curriculum: str | None = None, status: str | None = None
+    ) -> dict[str, Any] | None:
         sql, params = "SELECT * FROM sessions WHERE 1=1", []
         if curriculum is not None:
             sql += " AND curriculum = ?"
@@ -393,8 +494,10 @@ class Store:
 
     def latest_unfinished_session(self) -> dict[str, Any] | None:
         """The latest session not done or abandoned, whatever its curriculum."""
-        rows = self.rows("SELECT * FROM sessions WHERE status NOT IN ('done', 'abandoned') "
-                         "ORDER BY updated_at DESC, rowid DESC LIMIT 1")
+        rows = self.rows(
+            "SELECT * FROM sessions WHERE status NOT IN ('done', 'abandoned') "
+            "ORDER BY updated_at DESC, rowid DESC LIMIT 1"
+        )
         return _decode(rows[0], "state") if rows else None
 
     def append_event(self, session_id: str, seq: int, kind: str, payload: dict[str, Any]) -> bool:
@@ -411,14 +514,17 @@ class Store:
             )
             if cur.rowcount == 1:
                 return True
-            row = c.execute("SELECT kind, payload FROM session_events WHERE session_id = ? AND "
-                            "seq = ?", (session_id, seq)).fetchone()
+            row = c.execute(
+                "SELECT kind, payload FROM session_events WHERE session_id = ? AND seq = ?",
+                (session_id, seq),
+            ).fetchone()
         if row is not None and (row[0], row[1]) == (kind, body):
             return False
         raise SessionConflict(
             f"session {session_id} already has a different event {seq}: another tutor is "
             "writing to this lesson. Nothing of yours was overwritten; close the other tutor and "
-            "run `tutor continue`.")
+            "run `tutor continue`."
+        )
 
     # one writer per session: a lease token in settings, checked inside each session write ----
     def fence(self, session_id: str, token: str | None) -> None:
@@ -434,13 +540,15 @@ class Store:
         token = self._fences.get(session_id)
         if token is None:
             return
-        row = c.execute("SELECT value FROM settings WHERE key = ?",
-                        (LEASE_PREFIX + session_id,)).fetchone()
+        row = c.execute(
+            "SELECT value FROM settings WHERE key = ?", (LEASE_PREFIX + session_id,)
+        ).fetchone()
         if row is None or row[0] != token:
             raise SessionConflict(
                 "this lesson was taken over by another tutor (`tutor continue --take-over`); "
                 "everything you answered before this line is saved there. Nothing more is written "
-                "here.")
+                "here."
+            )
 
     def events(self, session_id: str) -> list[dict[str, Any]]:
         rows = self.rows(
@@ -497,8 +605,16 @@ class Store:
 
     # model calls (never the key; the prompt only when the learner turned debug on) ----------
     def record_model_call(
-        self, call_id: str, provider: str, model: str, purpose: str, tokens_in: int,
-        tokens_out: int, latency_ms: float, outcome: str, error_kind: str | None = None,
+        self,
+        call_id: str,
+        provider: str,
+        model: str,
+        purpose: str,
+        tokens_in: int,
+        tokens_out: int,
+        latency_ms: float,
+        outcome: str,
+        error_kind: str | None = None,
         prompt: str | None = None,
     ) -> None:
         with self.transaction() as c:
@@ -506,8 +622,19 @@ class Store:
                 "INSERT OR IGNORE INTO model_calls (call_id, provider, model, purpose, tokens_in, "
                 "tokens_out, latency_ms, outcome, error_kind, prompt, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (call_id, provider, model, purpose, tokens_in, tokens_out, latency_ms, outcome,
-                 error_kind, prompt, iso()),
+                (
+                    call_id,
+                    provider,
+                    model,
+                    purpose,
+                    tokens_in,
+                    tokens_out,
+                    latency_ms,
+                    outcome,
+                    error_kind,
+                    prompt,
+                    iso(),
+                ),
             )
 
     def model_calls(self) -> list[dict[str, Any]]:
@@ -557,8 +684,9 @@ class Store:
         return json.loads(rows[0]["payload"]) if rows else None
 
     # pending ingests (the Tutor writes them at a lesson's end; the Clerk consumes them) --------
-    def save_ingest(self, ingest_id: str, session_id: str, lesson_id: str,
-                    payload: dict[str, Any]) -> None:
+    def save_ingest(
+        self, ingest_id: str, session_id: str, lesson_id: str, payload: dict[str, Any]
+    ) -> None:
         now = iso()
         with self.transaction() as c:
             c.execute(
@@ -597,15 +725,19 @@ def _is_busy(exc: sqlite3.Error) -> bool:
 
 
 def _newer_message(path: Path, version: int) -> str:
-    return (f"{path} was written by a newer tutor (store schema v{version}; this tutor knows up "
-            f"to v{SCHEMA_VERSION}). It was left untouched: upgrade tutor to open it.")
+    return (
+        f"{path} was written by a newer tutor (store schema v{version}; this tutor knows up "
+        f"to v{SCHEMA_VERSION}). It was left untouched: upgrade tutor to open it."
+    )
 
 
 def _check_readonly(path: Path) -> None:
     if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
-        raise StoreError(f"{path} is read-only (or its folder is). It was left untouched: make "
-                         "it writable, or set TUTOR_HOME to another folder, and run the command "
-                         "again.")
+        raise StoreError(
+            f"{path} is read-only (or its folder is). It was left untouched: make "
+            "it writable, or set TUTOR_HOME to another folder, and run the command "
+            "again."
+        )
 
 
 def _check_file(path: Path) -> None:
@@ -616,15 +748,20 @@ def _check_file(path: Path) -> None:
         info = path.stat()
     except FileNotFoundError:
         if path.is_symlink():
-            raise StoreError(f"{path} is a symlink to nothing ({os.readlink(path)}). Fix or "
-                             "remove the link, or set TUTOR_HOME to another folder.") from None
+            raise StoreError(
+                f"{path} is a symlink to nothing ({os.readlink(path)}). Fix or "
+                "remove the link, or set TUTOR_HOME to another folder."
+            ) from None
         return
     except OSError as exc:  # ELOOP (a symlink loop), EACCES, ...
-        raise StoreError(f"{path} cannot be read ({exc.strerror}). Fix or remove it, or set "
-                         "TUTOR_HOME to another folder.") from None
+        raise StoreError(
+            f"{path} cannot be read ({exc.strerror}). Fix or remove it, or set "
+            "TUTOR_HOME to another folder."
+        ) from None
     if not stat.S_ISREG(info.st_mode):
-        raise StoreError(f"{path} is not a regular file. Move it aside, or set TUTOR_HOME to "
-                         "another folder.")
+        raise StoreError(
+            f"{path} is not a regular file. Move it aside, or set TUTOR_HOME to another folder."
+        )
     if info.st_size == 0:
         return
     try:
@@ -632,8 +769,10 @@ def _check_file(path: Path) -> None:
             header = f.read(100)
     except OSError as exc:
         raise StoreError(f"{path} cannot be read ({exc.strerror}); left untouched.") from None
-    refuse = (f"{path} is not a readable tutor store ({{}}). It was left untouched; move it aside "
-              "(or set TUTOR_HOME to another folder) and run the command again.")
+    refuse = (
+        f"{path} is not a readable tutor store ({{}}). It was left untouched; move it aside "
+        "(or set TUTOR_HOME to another folder) and run the command again."
+    )
     if len(header) < 100 or not header.startswith(SQLITE_MAGIC):
         raise StoreError(refuse.format("not an SQLite file"))
     if int.from_bytes(header[60:64], "big") > SCHEMA_VERSION:
@@ -662,7 +801,8 @@ def _check_file(path: Path) -> None:
                 raise StoreError(
                     f"{path} is damaged ({'; '.join(result)[:200]}). It was left untouched: "
                     "restore it from a backup or move it aside (set TUTOR_HOME to another folder) "
-                    "and run the command again.")
+                    "and run the command again."
+                )
     except sqlite3.OperationalError as exc:
         if not _is_busy(exc):
             raise StoreError(refuse.format(exc)) from None

@@ -75,7 +75,7 @@ def _inert_inline(line: str) -> str:
     spans kept as written."""
     out, last = [], 0
     for m in _CODE_SPAN.finditer(line):
-        out.append(_inert_prose(line[last:m.start()]))
+        out.append(_inert_prose(line[last : m.start()]))
         out.append(m.group(0))
         last = m.end()
     out.append(_inert_prose(line[last:]))
@@ -105,8 +105,12 @@ def md_document(text: str, top: int = 3) -> str:
     for line in strip_terminal(text).split("\n"):
         m = _FENCE.match(line)
         if fence:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) \
-                    and not line.strip()[len(m.group(1)):].strip():
+            if (
+                m
+                and m.group(1)[0] == fence[0]
+                and len(m.group(1)) >= len(fence)
+                and not line.strip()[len(m.group(1)) :].strip()
+            ):
                 fence = ""
             lines.append(line)
             continue
@@ -117,7 +121,7 @@ def md_document(text: str, top: int = 3) -> str:
         h = _HEADING.match(line)
         if h:
             level = min(6, len(h.group(1)) + depth)
-            line = "#" * level + line[h.end():]
+            line = "#" * level + line[h.end() :]
         lines.append(_inert_inline(line))
     if fence:
         lines.append(fence)
@@ -182,8 +186,8 @@ def render_active_concepts(store: Store) -> str:
     for r in rows:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     summary = " · ".join(
-        f"{n} {md_inline(s)}" for s, n in sorted(counts.items(), key=lambda kv: (
-            STATUS_ORDER.get(kv[0], 9), kv[0]))
+        f"{n} {md_inline(s)}"
+        for s, n in sorted(counts.items(), key=lambda kv: (STATUS_ORDER.get(kv[0], 9), kv[0]))
     )
     out += [
         f"{len(rows)} concepts: {summary}. Mastery (0.00–0.80) is advisory; the status is the "
@@ -206,16 +210,17 @@ def render_active_concepts(store: Store) -> str:
 
 def render_mistakes(store: Store) -> str:
     rows = store.rows(
-        "SELECT * FROM mistakes ORDER BY CASE status WHEN 'open' THEN 0 ELSE 1 END, "
-        "created_at, id"
+        "SELECT * FROM mistakes ORDER BY CASE status WHEN 'open' THEN 0 ELSE 1 END, created_at, id"
     )
     out = ["# Mistakes", ""]
     if not rows:
         out += ["No mistakes recorded.", ""]
         return "\n".join(out)
     open_n = sum(1 for r in rows if r["status"] == "open")
-    out += [f"{open_n} open, {len(rows) - open_n} resolved. Open mistakes come first in every "
-            "review.", ""]
+    out += [
+        f"{open_n} open, {len(rows) - open_n} resolved. Open mistakes come first in every review.",
+        "",
+    ]
     names = {c["id"]: c["name"] for c in store.rows("SELECT id, name FROM concepts")}
     for r in rows:
         item = _json(r["item"])
@@ -268,20 +273,27 @@ def render_learning_records(store: Store) -> str:
         out.append(f"- Ended: {_day(p.get('ended_at') or r['created_at'])}")
         if p.get("session_id"):
             out.append(f"- Session: {md_inline(str(p['session_id']))}")
-        out.append(f"- Answers: {int(p.get('attempts', 0))} · "
-                   f"mistakes: {int(p.get('mistakes', 0))}")
+        out.append(
+            f"- Answers: {int(p.get('attempts', 0))} · mistakes: {int(p.get('mistakes', 0))}"
+        )
         verdict = p.get("verdict") or {}
         if verdict:
-            out.append("- Probe verdict: " + ", ".join(
-                f"{md_inline(str(k))}: {md_inline(str(v))}" for k, v in sorted(verdict.items())
-            ))
+            out.append(
+                "- Probe verdict: "
+                + ", ".join(
+                    f"{md_inline(str(k))}: {md_inline(str(v))}" for k, v in sorted(verdict.items())
+                )
+            )
         concepts = p.get("concepts") or []
         if concepts:
-            out.append("- Concepts: " + ", ".join(
-                f"{md_inline(str(c.get('name') or c.get('id')))} "
-                f"({md_inline(str(c.get('status')))})"
-                for c in concepts
-            ))
+            out.append(
+                "- Concepts: "
+                + ", ".join(
+                    f"{md_inline(str(c.get('name') or c.get('id')))} "
+                    f"({md_inline(str(c.get('status')))})"
+                    for c in concepts
+                )
+            )
         for label, key in (("Plan", "plan"), ("Taught", "taught"), ("Skipped", "skipped")):
             steps = p.get(key) or []
             if steps:
@@ -310,18 +322,26 @@ def render_session_notes(store: Store) -> str:
         if r["session_id"] != session:
             session = r["session_id"]
             lesson = lessons.get(session or "")
-            out += [f"## {md_inline(lesson) + ' · ' if lesson else ''}session "
-                    f"{md_inline(session or '')}", ""]
+            out += [
+                f"## {md_inline(lesson) + ' · ' if lesson else ''}session "
+                f"{md_inline(session or '')}",
+                "",
+            ]
         body = _json(r["body"])
-        out += _note(r["kind"] or "note", body if isinstance(body, dict) else {"note": body},
-                     _day(r["created_at"]))
+        out += _note(
+            r["kind"] or "note",
+            body if isinstance(body, dict) else {"note": body},
+            _day(r["created_at"]),
+        )
     return "\n".join(out)
 
 
 def _table(headers: list[str], rows: list[list[Any]]) -> list[str]:
     out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    out += ["| " + " | ".join(md_inline(str(c if c is not None else "")) or "—" for c in row)
-            + " |" for row in rows]
+    out += [
+        "| " + " | ".join(md_inline(str(c if c is not None else "")) or "—" for c in row) + " |"
+        for row in rows
+    ]
     return out + [""]
 
 
@@ -329,20 +349,36 @@ def _note(kind: str, body: dict[str, Any], day: str) -> list[str]:
     """One session note as prose, with a table where it holds rows."""
     if kind == "prior":
         rows = [r for r in body.get("hypothesis") or [] if isinstance(r, dict)]
-        out = [f"### Prior ({day})", "", "What the records suggested before the probe (a "
-               "hypothesis; the probe decides):", ""]
+        out = [
+            f"### Prior ({day})",
+            "",
+            "What the records suggested before the probe (a hypothesis; the probe decides):",
+            "",
+        ]
         if not rows:
             return out + ["No prerequisites to look up.", ""]
-        return out + _table(["prerequisite", "evidence", "plan"], [
-            [r.get("prerequisite"), r.get("evidence"), r.get("plan")] for r in rows])
+        return out + _table(
+            ["prerequisite", "evidence", "plan"],
+            [[r.get("prerequisite"), r.get("evidence"), r.get("plan")] for r in rows],
+        )
     if kind == "verdict" and "strand" in body:
         strand, verdict = (md_inline(str(body.get(k, ""))) for k in ("strand", "verdict"))
         out = [f"### Probe verdict ({day})", "", f"{strand}: **{verdict}**", ""]
         rows = [r for r in body.get("evidence") or [] if isinstance(r, dict)]
         if rows:
-            out += _table(["item", "answer", "confidence", "outcome", "follow-up"], [
-                [r.get("item"), r.get("answer"), r.get("confidence"), r.get("outcome"),
-                 r.get("follow_up")] for r in rows])
+            out += _table(
+                ["item", "answer", "confidence", "outcome", "follow-up"],
+                [
+                    [
+                        r.get("item"),
+                        r.get("answer"),
+                        r.get("confidence"),
+                        r.get("outcome"),
+                        r.get("follow_up"),
+                    ]
+                    for r in rows
+                ],
+            )
         return out
     if kind == "plan":
         steps = body.get("steps") or []
@@ -351,22 +387,39 @@ def _note(kind: str, body: dict[str, Any], day: str) -> list[str]:
             return out + ["No teaching steps: the quiz came next.", ""]
         return out + [f"{n}. {md_inline(str(t))}" for n, t in enumerate(steps, 1)] + [""]
     if kind == "skipped":
-        return [f"### Skipped ({day})", "", f"You skipped the step "
-                f"“{md_inline(str(body.get('step', '')))}”; it is not counted as taught.", ""]
+        return [
+            f"### Skipped ({day})",
+            "",
+            f"You skipped the step "
+            f"“{md_inline(str(body.get('step', '')))}”; it is not counted as taught.",
+            "",
+        ]
     if kind == "withheld":
-        return [f"### Withheld ({day})", "", f"A screen was withheld by its gate (code "
-                f"{md_inline(str(body.get('code', '')))}): "
-                f"{md_inline(str(body.get('reason', '')))}", ""]
+        return [
+            f"### Withheld ({day})",
+            "",
+            f"A screen was withheld by its gate (code "
+            f"{md_inline(str(body.get('code', '')))}): "
+            f"{md_inline(str(body.get('reason', '')))}",
+            "",
+        ]
     if kind == "claimed_known":
-        return [f"### You said you already know ({day})", "",
-                md_inline(str(body.get("text", ""))), ""]
+        return [
+            f"### You said you already know ({day})",
+            "",
+            md_inline(str(body.get("text", ""))),
+            "",
+        ]
     out = [f"### {md_inline(kind.replace('_', ' ').capitalize())} ({day})", ""]
     for key in sorted(body):
         if key == "kind":
             continue
         value = body[key]
-        text = value if isinstance(value, str) else json.dumps(value, sort_keys=True,
-                                                               ensure_ascii=False)
+        text = (
+            value
+            if isinstance(value, str)
+            else json.dumps(value, sort_keys=True, ensure_ascii=False)
+        )
         out.append(f"- {md_inline(str(key))}: {md_inline(text)}")
     return out + [""]
 
@@ -387,8 +440,8 @@ def render_views(store: Store) -> dict[str, str]:
         "session-notes.md": render_session_notes(store),
     }
     for row in store.rows("SELECT * FROM knowledge_pages ORDER BY concept_id"):
-        files[f"{KNOWLEDGE_DIR}/{knowledge_file_name(row['concept_id'])}"] = (
-            render_knowledge_page(row)
+        files[f"{KNOWLEDGE_DIR}/{knowledge_file_name(row['concept_id'])}"] = render_knowledge_page(
+            row
         )
     return {k: v if v.endswith("\n") else v + "\n" for k, v in files.items()}
 

@@ -38,47 +38,96 @@ def lesson_outcome(tmp_path):
         ("a4", "p1l01-vector-norm", "idk", "no_idea"),
     ]
     for n, (aid, concept, outcome, confidence) in enumerate(answers):
-        ledger.record_attempt(store, Attempt(
-            id=aid, session_id="s1", lesson_id="P1 L01", concept_id=concept, item_id=f"q{n}",
-            kind="probe", answer="b", outcome=outcome, confidence=confidence,
-            created_at=ended - timedelta(minutes=30 - n)))
-    ledger.record_mistake(store, Mistake(
-        id="m1", attempt_id="a3", concept_id="p1l01-vector-norm", lesson_id="P1 L01",
-        error_type="application", attribution="I squared the sum instead of summing squares",
-        retest_early=True, item={"question": "What is the L2 norm of (3, 4)?"}),
-        when=ended - timedelta(minutes=27))
+        ledger.record_attempt(
+            store,
+            Attempt(
+                id=aid,
+                session_id="s1",
+                lesson_id="P1 L01",
+                concept_id=concept,
+                item_id=f"q{n}",
+                kind="probe",
+                answer="b",
+                outcome=outcome,
+                confidence=confidence,
+                created_at=ended - timedelta(minutes=30 - n),
+            ),
+        )
+    ledger.record_mistake(
+        store,
+        Mistake(
+            id="m1",
+            attempt_id="a3",
+            concept_id="p1l01-vector-norm",
+            lesson_id="P1 L01",
+            error_type="application",
+            attribution="I squared the sum instead of summing squares",
+            retest_early=True,
+            item={"question": "What is the L2 norm of (3, 4)?"},
+        ),
+        when=ended - timedelta(minutes=27),
+    )
     store.add_note("s1:verdict", "s1", "verdict", {"dot products": "solid", "norms": "unknown"})
     store.add_note("s1:plan", "s1", "plan", {"steps": ["Norms", "Dot product"]})
     pending = PendingIngest(
-        id="ingest:s1", session_id="s1", lesson_id="P1 L01",
-        lesson_title="Vectors and dot products", curriculum="builtin",
+        id="ingest:s1",
+        session_id="s1",
+        lesson_id="P1 L01",
+        lesson_title="Vectors and dot products",
+        curriculum="builtin",
         concepts=[
-            IngestConcept(id="p1l01-dot-product", name="Dot product", lesson_id="P1 L01",
-                          kind_hint="Learn", status_hint="held", evidence=["a1", "a2"]),
-            IngestConcept(id="p1l01-vector-norm", name="Computing a vector norm",
-                          lesson_id="P1 L01", kind_hint="Learn", language="Python",
-                          evidence=["a3", "a4"]),
-            IngestConcept(id="p1l01-notation", name="Vector notation", lesson_id="P1 L01",
-                          kind_hint="Learn"),
+            IngestConcept(
+                id="p1l01-dot-product",
+                name="Dot product",
+                lesson_id="P1 L01",
+                kind_hint="Learn",
+                status_hint="held",
+                evidence=["a1", "a2"],
+            ),
+            IngestConcept(
+                id="p1l01-vector-norm",
+                name="Computing a vector norm",
+                lesson_id="P1 L01",
+                kind_hint="Learn",
+                language="Python",
+                evidence=["a3", "a4"],
+            ),
+            IngestConcept(
+                id="p1l01-notation", name="Vector notation", lesson_id="P1 L01", kind_hint="Learn"
+            ),
         ],
-        attempt_ids=["a1", "a2", "a3", "a4"], mistake_ids=["m1"],
-        glossary={"norm": "The length of a vector.",
-                  "dot product": "The sum of the products of matching components."},
+        attempt_ids=["a1", "a2", "a3", "a4"],
+        mistake_ids=["m1"],
+        glossary={
+            "norm": "The length of a vector.",
+            "dot product": "The sum of the products of matching components.",
+        },
         verdict={"dot products": "solid", "norms": "unknown"},
         plan=["Norms", "Dot product"],
         taught=[
-            TaughtStep(step_id="st1", title="Norms", concept_id="p1l01-vector-norm",
-                       content="The L2 norm is the square root of the sum of squares.",
-                       sources=["docs/en.md", "https://example.org/norms"],
-                       receipt_ids=["rcpt-1"]),
-            TaughtStep(step_id="st2", title="Dot product", concept_id="p1l01-dot-product",
-                       content="Multiply matching components, then add the products.",
-                       sources=["docs/en.md"], receipt_ids=["rcpt-2"], unverified=["c2"]),
+            TaughtStep(
+                step_id="st1",
+                title="Norms",
+                concept_id="p1l01-vector-norm",
+                content="The L2 norm is the square root of the sum of squares.",
+                sources=["docs/en.md", "https://example.org/norms"],
+                receipt_ids=["rcpt-1"],
+            ),
+            TaughtStep(
+                step_id="st2",
+                title="Dot product",
+                concept_id="p1l01-dot-product",
+                content="Multiply matching components, then add the products.",
+                sources=["docs/en.md"],
+                receipt_ids=["rcpt-2"],
+                unverified=["c2"],
+            ),
         ],
         created_at=ended.isoformat(),
     )
-    store.save_ingest(pending.id, pending.session_id, pending.lesson_id,
-                      pending.model_dump(mode="json"))
+    store.save_ingest(
+        pending.id, pending.session_id, pending.lesson_id, pending.model_dump(mode="json")
+    )
     yield store, pending
     store.close()
 
@@ -96,7 +145,8 @@ def write_tiny_curriculum(root: Path, links: list[tuple[str, str]]) -> Path:
         "- Count distinct values in a list with a dictionary\n- Explain a frequency table\n\n"
         "## The Concept\n\nA frequency table maps each distinct value to the number of times it "
         "occurs, which is the first summary anyone makes of a fresh column of data.\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     reading = "\n".join(f"- [{title}]({url}) - a reference" for title, url in links)
     (second / "en.md").write_text(
         "# Averages and Spread\n\n> The mean tells you where, the spread tells you how sure.\n\n"
@@ -111,13 +161,16 @@ def write_tiny_curriculum(root: Path, links: list[tuple[str, str]]) -> Path:
         "### Variance\n\nThe variance averages the squared deviations from the mean, so large "
         "deviations weigh more than small ones and signs cannot cancel out.\n\n"
         f"## Further Reading\n\n{reading}\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     glossary = root / "glossary"
     glossary.mkdir(exist_ok=True)
     (glossary / "terms.md").write_text(
         "# Glossary\n\n### Variance\n- **What it actually means:** The mean squared deviation "
         "of values from their mean.\n\n### Median\n- **What it actually means:** The middle "
-        "value of a sorted sample.\n", encoding="utf-8")
+        "value of a sorted sample.\n",
+        encoding="utf-8",
+    )
     return root
 
 

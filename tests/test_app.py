@@ -73,8 +73,11 @@ async def test_quit_mid_probe_and_resume_on_the_same_item_then_review_the_mistak
     app = _app(home)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _lesson_screen(pilot)
-        while screen.prompt is None or screen.prompt.stage != "probe" or \
-                screen.prompt.kind != "choice":
+        while (
+            screen.prompt is None
+            or screen.prompt.stage != "probe"
+            or screen.prompt.kind != "choice"
+        ):
             await answer(pilot, screen)
             await settle(pilot, screen)
         await answer(pilot, screen, wrong=True)  # one probe answer, then quit mid-probe
@@ -164,15 +167,18 @@ async def test_free_recall_p_is_text_not_a_pause(home):
 async def test_markup_and_escapes_in_sources_render_literally(home, tmp_path):
     from conftest import write_tiny_curriculum
 
-    root = write_tiny_curriculum(tmp_path / "course", [
-        ("Reset \x1bcthe terminal", "https://example.invalid/a")])
+    root = write_tiny_curriculum(
+        tmp_path / "course", [("Reset \x1bcthe terminal", "https://example.invalid/a")]
+    )
     doc = root / "phases" / "01-basics" / "02-averages" / "docs" / "en.md"
     text = doc.read_text(encoding="utf-8").replace(
         "behave very differently.",
-        "behave very differently, and [bold red]x[/] with \x1b[31mno colour\x1b[0m stays text.")
+        "behave very differently, and [bold red]x[/] with \x1b[31mno colour\x1b[0m stays text.",
+    )
     doc.write_text(text, encoding="utf-8")
-    app = TutorApp(offline=True, lesson="P1 L02", curriculum=str(root),
-                   store=Store(home / "tutor.db"))
+    app = TutorApp(
+        offline=True, lesson="P1 L02", curriculum=str(root), store=Store(home / "tutor.db")
+    )
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = pilot.app.screen
@@ -197,7 +203,8 @@ def _screen_text(app) -> str:
 
     svg = app.export_screenshot()
     return html.unescape("".join(re.findall(r"<text[^>]*>(.*?)</text>", svg, re.S))).replace(
-        "\xa0", " ")
+        "\xa0", " "
+    )
 
 
 async def test_the_command_palette_compiles_a_study_packet_for_the_lesson(home):

@@ -25,8 +25,9 @@ def home(tmp_path, monkeypatch, isolated_model_env):
 
     monkeypatch.setenv("TUTOR_HOME", str(tmp_path))
     # a session's id seeds where its keys go: one fixed id keeps the screens the same each run
-    monkeypatch.setattr("tutor.engine.session.uuid.uuid4",
-                        lambda: uuid.UUID("00000000-0000-4000-8000-000000000011"))
+    monkeypatch.setattr(
+        "tutor.engine.session.uuid.uuid4", lambda: uuid.UUID("00000000-0000-4000-8000-000000000011")
+    )
     return tmp_path
 
 
@@ -54,8 +55,13 @@ def until(stage: str, kind: str | None = None, wrong: bool = True, table: bool =
             p = screen.prompt
             if stage == "scout" and screen.stage == "scout":
                 break
-            if p is not None and screen.stage == "prompt" and p.stage == stage and (
-                    kind is None or p.kind == kind) and (not table or p.table is not None):
+            if (
+                p is not None
+                and screen.stage == "prompt"
+                and p.stage == stage
+                and (kind is None or p.kind == kind)
+                and (not table or p.table is not None)
+            ):
                 break
             await answer(pilot, screen, wrong=wrong)
         else:
@@ -135,16 +141,24 @@ class OnePrompt:
 
 
 TEACH_UNVERIFIED = Prompt(
-    kind="read", message_id="s:teach:3", stage="teach", title="Step 3/6 · chain rule",
-    position="step 3/6", sources=["primary §The chain rule", "CS231n notes"],
+    kind="read",
+    message_id="s:teach:3",
+    stage="teach",
+    title="Step 3/6 · chain rule",
+    position="step 3/6",
+    sources=["primary §The chain rule", "CS231n notes"],
     unverified=["c2"],
     content="[source: primary §The chain rule]\n\nWhen one function feeds another, their rates "
     "of change **multiply**.\n\n```python\ndef chain(f_prime, g_prime, x):\n    return "
     "f_prime(g(x)) * g_prime(x)\n```\n\nA markup-looking source line stays text: [bold red]x[/]",
 )
 TEACH_WITHHELD = Prompt(
-    kind="read", message_id="s:teach:4", stage="teach", title="Step 4/6 · chain rule, a graph",
-    position="step 4/6", content="",
+    kind="read",
+    message_id="s:teach:4",
+    stage="teach",
+    title="Step 4/6 · chain rule, a graph",
+    position="step 4/6",
+    content="",
     banner="this step could not be verified (code F09). Continue with the next step, or "
     "review the source.",
 )
@@ -166,8 +180,9 @@ async def _open(pilot) -> None:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-@pytest.mark.parametrize("prompt", [TEACH_UNVERIFIED, TEACH_WITHHELD], ids=["unverified",
-                                                                           "withheld"])
+@pytest.mark.parametrize(
+    "prompt", [TEACH_UNVERIFIED, TEACH_WITHHELD], ids=["unverified", "withheld"]
+)
 def test_teach_marks(snap_compare, home, prompt, size):
     app = _gallery(prompt)(mode="continue", offline=True, store=Store(home / "tutor.db"))
     assert snap_compare(app, terminal_size=size, run_before=_open)

@@ -42,11 +42,16 @@ def test_every_asserting_sentence_is_a_claim_and_scaffold_is_not():
     ]
     assert is_scaffold("[external: A page]") and not is_scaffold("[a] and [b] differ here")
     # formulas, short assertions and rhetorical questions are claims too; a lone word is not
-    tricky = ("(x^3)' = 2x\n\n2 + 2 = 5.\n\nCosine: unbounded.\n\nDid you know that cosine "
-              "similarity can exceed 1 for long vectors?\n\nExample:\n\n- 3\n")
+    tricky = (
+        "(x^3)' = 2x\n\n2 + 2 = 5.\n\nCosine: unbounded.\n\nDid you know that cosine "
+        "similarity can exceed 1 for long vectors?\n\nExample:\n\n- 3\n"
+    )
     assert extract_claims(tricky) == [
-        "(x^3)' = 2x", "2 + 2 = 5.", "Cosine: unbounded.",
-        "Did you know that cosine similarity can exceed 1 for long vectors?", "3",
+        "(x^3)' = 2x",
+        "2 + 2 = 5.",
+        "Cosine: unbounded.",
+        "Did you know that cosine similarity can exceed 1 for long vectors?",
+        "3",
     ]
 
 

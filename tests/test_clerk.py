@@ -23,8 +23,8 @@ LATER = datetime(2025, 3, 5, 9, 0, tzinfo=UTC)
 def dump(store: Store, tables: tuple[str, ...] | None = None) -> dict[str, list[str]]:
     """Every row of every table (or of `tables`), in a stable order."""
     names = tables or tuple(
-        r[0] for r in store.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        r[0]
+        for r in store.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
     )
     return {t: sorted(repr(r) for r in store.execute(f"SELECT * FROM {t}")) for t in names}
 
@@ -50,8 +50,7 @@ def test_accepted_ingest_writes_every_record(lesson_outcome):
     assert dot["next_review"] == (ended + timedelta(days=3)).isoformat(timespec="microseconds")
     assert 0 < dot["mastery"] <= 0.80  # two confident right answers: advisory, capped
     norm = concepts["p1l01-vector-norm"]
-    assert (norm["type"], norm["language"], norm["status"]) == ("procedure", "Python",
-                                                                 "developing")
+    assert (norm["type"], norm["language"], norm["status"]) == ("procedure", "Python", "developing")
     assert norm["mastery"] == 0.0
     assert norm["next_review"] == (ended + timedelta(days=2)).isoformat(timespec="microseconds")
     notation = concepts["p1l01-notation"]
@@ -82,9 +81,13 @@ def test_accepted_ingest_writes_every_record(lesson_outcome):
 
     row = ingest_row(store)
     assert (row["status"], row["reasons"]) == ("done", [])
-    receipt = Receipt.model_validate(json.loads(
-        store.rows("SELECT payload FROM receipts WHERE receipt_id = ?",
-                   (result.receipt_id,))[0]["payload"]))
+    receipt = Receipt.model_validate(
+        json.loads(
+            store.rows("SELECT payload FROM receipts WHERE receipt_id = ?", (result.receipt_id,))[
+                0
+            ]["payload"]
+        )
+    )
     assert receipt.gate == "review" and receipt.verdict.verdict == "PASS"
     assert receipt.message_id == "records:ingest:s1" and receipt_id_ok(receipt)
     assert [w["kind"] for w in receipt.envelope.writes] == [w["kind"] for w in result.writes]
@@ -109,28 +112,43 @@ def test_the_same_outcome_under_another_ingest_id_rewrites_no_record(lesson_outc
     result = ingest(store, twin, now=LATER + timedelta(days=1))
     assert result.status == "accepted" and result.changed == 1  # only the record's ingest id
     after = dump(store, RECORD_TABLES)
-    assert {t: after[t] for t in ("concepts", "glossary", "knowledge_pages")} == \
-        {t: records[t] for t in ("concepts", "glossary", "knowledge_pages")}
+    assert {t: after[t] for t in ("concepts", "glossary", "knowledge_pages")} == {
+        t: records[t] for t in ("concepts", "glossary", "knowledge_pages")
+    }
 
 
 def test_a_later_lesson_refines_without_demoting_or_rescheduling(lesson_outcome):
     store, pending = lesson_outcome
     ingest(store, pending, now=LATER)
     before = ledger.concept_row(store, "p1l01-dot-product")
-    later = pending.model_copy(update={
-        "id": "ingest:s2", "session_id": "s2", "lesson_id": "P1 L02",
-        "concepts": [IngestConcept(id="p1l01-dot-product", name="Dot product",
-                                   lesson_id="P1 L02", kind_hint="Build")],
-        "attempt_ids": [], "mistake_ids": [], "glossary": {}, "taught": [],
-        "created_at": (LATER + timedelta(days=1)).isoformat(),
-    })
+    later = pending.model_copy(
+        update={
+            "id": "ingest:s2",
+            "session_id": "s2",
+            "lesson_id": "P1 L02",
+            "concepts": [
+                IngestConcept(
+                    id="p1l01-dot-product",
+                    name="Dot product",
+                    lesson_id="P1 L02",
+                    kind_hint="Build",
+                )
+            ],
+            "attempt_ids": [],
+            "mistake_ids": [],
+            "glossary": {},
+            "taught": [],
+            "created_at": (LATER + timedelta(days=1)).isoformat(),
+        }
+    )
     assert ingest(store, later, now=LATER + timedelta(days=1)).status == "accepted"
     after = ledger.concept_row(store, "p1l01-dot-product")
     assert after["status"] == "held"  # a bare "developing" without evidence demotes nothing
     assert after["type"] == "procedure"  # a specific type refines the ambiguous one
     assert after["next_review"] == before["next_review"] and after["lesson_id"] == "P1 L01"
-    page = store.rows("SELECT markdown FROM knowledge_pages WHERE concept_id = ?",
-                      ("p1l01-dot-product",))[0]["markdown"]
+    page = store.rows(
+        "SELECT markdown FROM knowledge_pages WHERE concept_id = ?", ("p1l01-dot-product",)
+    )[0]["markdown"]
     assert "Multiply matching components" in page  # not taught again: the page stays
 
 
@@ -141,15 +159,18 @@ def _bad(pending, case):
     return {
         "held without evidence": {"concepts": [c0.model_copy(update={"evidence": []}), c1, c2]},
         "held on wrong answers only": {
-            "concepts": [c0.model_copy(update={"evidence": ["a3"]}), c1, c2]},
+            "concepts": [c0.model_copy(update={"evidence": ["a3"]}), c1, c2]
+        },
         "evidence not in the store": {
-            "concepts": [c0.model_copy(update={"evidence": ["a1", "ghost"]}), c1, c2]},
+            "concepts": [c0.model_copy(update={"evidence": ["a1", "ghost"]}), c1, c2]
+        },
         "concept without a name": {"concepts": [c0, c1.model_copy(update={"name": " "}), c2]},
         "concept without an id": {"concepts": [c0, c1, c2.model_copy(update={"id": ""})]},
         "attempt not in the store": {"attempt_ids": [*pending.attempt_ids, "a99"]},
         "mistake not in the store": {"mistake_ids": ["m1", "m99"]},
         "step without receipt": {
-            "taught": [step.model_copy(update={"receipt_ids": []}), *pending.taught[1:]]},
+            "taught": [step.model_copy(update={"receipt_ids": []}), *pending.taught[1:]]
+        },
         "empty definition": {"glossary": {**pending.glossary, "basis": "  "}},
     }[case]
 
@@ -168,8 +189,7 @@ EXPECTED = {
 
 
 @pytest.mark.parametrize("case", sorted(EXPECTED))
-def test_a_rejected_review_keeps_the_ingest_waiting_and_the_records_untouched(
-        lesson_outcome, case):
+def test_a_rejected_review_keeps_the_ingest_waiting_and_the_records_untouched(lesson_outcome, case):
     store, pending = lesson_outcome
     bad = pending.model_copy(update=_bad(pending, case))
     records = dump(store, RECORD_TABLES)
@@ -181,8 +201,9 @@ def test_a_rejected_review_keeps_the_ingest_waiting_and_the_records_untouched(
     assert dump(store, RECORD_TABLES) == records
     row = ingest_row(store)
     assert row["status"] == "rejected" and row["reasons"] == result.reasons
-    kept = store.rows("SELECT gate, outcome FROM receipts WHERE receipt_id = ?",
-                      (result.receipt_id,))
+    kept = store.rows(
+        "SELECT gate, outcome FROM receipts WHERE receipt_id = ?", (result.receipt_id,)
+    )
     assert kept == [{"gate": "review", "outcome": "ISSUES"}]
 
     whole = dump(store)
@@ -272,12 +293,19 @@ def test_a_model_review_with_issues_rejects_the_batch(lesson_outcome):
     from tutor.gates.verdicts import ReviewVerdict
 
     store, pending = lesson_outcome
-    provider = _Provider(ReviewVerdict(verdict="ISSUES", explanation="norm page overclaims",
-                                       rejected=["knowledge:p1l01-vector-norm"]))
+    provider = _Provider(
+        ReviewVerdict(
+            verdict="ISSUES",
+            explanation="norm page overclaims",
+            rejected=["knowledge:p1l01-vector-norm"],
+        )
+    )
     result = ingest(store, pending, provider=provider, now=LATER)
     assert result.status == "rejected"
-    assert result.reasons == ["norm page overclaims",
-                              "records to change: knowledge:p1l01-vector-norm"]
+    assert result.reasons == [
+        "norm page overclaims",
+        "records to change: knowledge:p1l01-vector-norm",
+    ]
     assert provider.seen[0].gate == "review" and provider.seen[0].batch_id == "ingest:s1"
     assert ledger.concepts(store) == []
 
@@ -288,8 +316,9 @@ def test_a_model_review_that_cannot_run_is_said_so_never_silently_passed(lesson_
     assert result.status == "accepted"
     assert "UNVERIFIED" in result.reasons[0] and "slow" in result.reasons[0]
     assert ingest_row(store)["reasons"] == result.reasons
-    outcome = store.rows("SELECT outcome FROM receipts WHERE receipt_id = ?",
-                         (result.receipt_id,))[0]["outcome"]
+    outcome = store.rows("SELECT outcome FROM receipts WHERE receipt_id = ?", (result.receipt_id,))[
+        0
+    ]["outcome"]
     assert outcome == "UNVERIFIED"
 
 
@@ -309,8 +338,17 @@ def test_a_real_model_endpoint_reviews_the_batch(lesson_outcome, monkeypatch, tm
     isolate_model_env(monkeypatch, tmp_path / "home")
     store, pending = lesson_outcome
     with ModelServer() as srv:
-        srv.script([Reply.json({"verdict": "ISSUES", "explanation": "glossary overreaches",
-                                "rejected": ["glossary:norm"]})])
+        srv.script(
+            [
+                Reply.json(
+                    {
+                        "verdict": "ISSUES",
+                        "explanation": "glossary overreaches",
+                        "rejected": ["glossary:norm"],
+                    }
+                )
+            ]
+        )
         provider = OpenAIProvider(fast_settings(srv.base_url))
         result = ingest(store, pending, provider=provider, now=LATER)
         sent = json.dumps(srv.chat_requests[0].body)
@@ -320,16 +358,19 @@ def test_a_real_model_endpoint_reviews_the_batch(lesson_outcome, monkeypatch, tm
 
 
 # types ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("name, hint, expected", [
-    ("Key terms of linear algebra", "Learn", "memory"),
-    ("Vector notation", "Build", "memory"),
-    ("How to implement backprop", "Learn", "procedure"),
-    ("Gradient descent", "Build", "procedure"),
-    ("Choosing an architecture", "Learn", "design"),
-    ("CNN vs transformer trade-offs", "", "design"),
-    ("Eigenvalues", "Learn", "concept"),
-    ("Implementing a design trade-off", "Build", "concept"),  # ambiguous
-])
+@pytest.mark.parametrize(
+    "name, hint, expected",
+    [
+        ("Key terms of linear algebra", "Learn", "memory"),
+        ("Vector notation", "Build", "memory"),
+        ("How to implement backprop", "Learn", "procedure"),
+        ("Gradient descent", "Build", "procedure"),
+        ("Choosing an architecture", "Learn", "design"),
+        ("CNN vs transformer trade-offs", "", "design"),
+        ("Eigenvalues", "Learn", "concept"),
+        ("Implementing a design trade-off", "Build", "concept"),  # ambiguous
+    ],
+)
 def test_concept_type_is_decided_from_name_and_lesson_kind(name, hint, expected):
     assert concept_type(name, hint) == expected
 
@@ -341,10 +382,18 @@ def test_ingest_result_is_a_strict_model():
 
 def test_knowledge_page_takes_untagged_steps_that_name_the_concept(lesson_outcome):
     store, pending = lesson_outcome
-    steps = [*pending.taught, TaughtStep(
-        step_id="st3", title="Notation recap", content="Vector notation uses bold letters.",
-        sources=["docs/en.md"], receipt_ids=["rcpt-3"])]
+    steps = [
+        *pending.taught,
+        TaughtStep(
+            step_id="st3",
+            title="Notation recap",
+            content="Vector notation uses bold letters.",
+            sources=["docs/en.md"],
+            receipt_ids=["rcpt-3"],
+        ),
+    ]
     ingest(store, pending.model_copy(update={"taught": steps}), now=LATER)
-    page = store.rows("SELECT markdown FROM knowledge_pages WHERE concept_id = ?",
-                      ("p1l01-notation",))[0]["markdown"]
+    page = store.rows(
+        "SELECT markdown FROM knowledge_pages WHERE concept_id = ?", ("p1l01-notation",)
+    )[0]["markdown"]
     assert "bold letters" in page and "met along the way" not in page

@@ -27,14 +27,18 @@ def learner(prompt: Prompt, n: int) -> Action:
         return Action(kind="next")
     if prompt.kind == "choice":
         right = prompt.item.correct_index
-        return Action(kind="answer", value=str((right + wrong) % len(prompt.item.options)),
-                      confidence="sure")
+        return Action(
+            kind="answer", value=str((right + wrong) % len(prompt.item.options)), confidence="sure"
+        )
     if prompt.kind == "numeric":
         value = prompt.item.answer + (7 if wrong else 0)
         return Action(kind="answer", value=f"{value:g}", confidence="sure")
     if prompt.kind == "text":
-        return Action(kind="text", text="in my own words",
-                      confidence="sure" if prompt.needs_confidence else None)
+        return Action(
+            kind="text",
+            text="in my own words",
+            confidence="sure" if prompt.needs_confidence else None,
+        )
     if prompt.kind == "yes_no":
         return Action(kind="yes_no", value="n" if wrong else "y")
     if prompt.kind == "error_type":
@@ -43,14 +47,17 @@ def learner(prompt: Prompt, n: int) -> Action:
 
 
 def dump(store: Store) -> dict[str, list[str]]:
-    tables = [r[0] for r in store.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    tables = [
+        r[0]
+        for r in store.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    ]
     return {t: sorted(repr(r) for r in store.execute(f"SELECT * FROM {t}")) for t in tables}
 
 
 def files_of(out) -> dict[str, bytes]:
-    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
-            if p.is_file()}
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()
+    }
 
 
 @pytest.fixture
@@ -103,10 +110,13 @@ def test_an_offline_lesson_ingested_shows_in_the_records_and_every_view(finished
         assert f"knowledge/{knowledge_file_name(c['id'])}" in views
     for m in ledger.mistakes(store):
         assert m["id"] in views["mistakes.md"].replace("\\", "")
-    assert "Your attribution: \\# I misread \\`\\`\\` &lt;b&gt;the sign&lt;/b&gt;" \
+    assert (
+        "Your attribution: \\# I misread \\`\\`\\` &lt;b&gt;the sign&lt;/b&gt;"
         in views["mistakes.md"]
-    assert all("\x1b" not in v and "<b>" not in v for k, v in views.items()
-               if k != "session-notes.md")
+    )
+    assert all(
+        "\x1b" not in v and "<b>" not in v for k, v in views.items() if k != "session-notes.md"
+    )
     assert "## P1 L02 — Derivatives and the Chain Rule" in views["learning-records.md"]
     lesson_page = views[f"knowledge/{knowledge_file_name('p1l02-derivatives-and-the-chain-rule')}"]
     assert pending.taught[1].title in lesson_page and "## Sources" in lesson_page

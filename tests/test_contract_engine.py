@@ -24,8 +24,12 @@ def test_the_numbers_in_the_contract_are_the_codes():
 
 
 def row(outcome="correct", confidence="sure", follow_up="", self_graded=False):
-    return {"outcome": outcome, "confidence": confidence, "follow_up": follow_up,
-            "self_graded": self_graded}
+    return {
+        "outcome": outcome,
+        "confidence": confidence,
+        "follow_up": follow_up,
+        "self_graded": self_graded,
+    }
 
 
 def test_verdict_rules():
@@ -37,28 +41,47 @@ def test_verdict_rules():
     assert selection.CATCH_UP_GROUP == 3 and "batches of at most 3 strands" in SECTION
     assert strand_verdict([row()]) == "not probed"  # one answer is no evidence
     assert strand_verdict([row(), row("pending", "hunch")]) == "not probed"
-    assert strand_verdict([row(), row(confidence="hunch", follow_up="re-probe: right, sure")]
-                          ) == "solid"
-    assert strand_verdict([row(), row(confidence="hunch", follow_up="re-probe: right, unsure")]
-                          ) == "solid"  # 1.5 of 2: the re-probe's own confidence counts
-    assert strand_verdict([row(confidence="hunch", follow_up="re-probe: right, unsure"),
-                           row("wrong")]) == "unstable"  # 0.5 of 2: not below 0.25
-    assert strand_verdict([row(confidence="hunch", follow_up="re-probe: right, unsure"),
-                           row("wrong"), row("wrong")]) == "unknown"  # 0.5 of 3
-    assert strand_verdict([row(confidence="hunch", follow_up="re-probe: wrong"), row()]
-                          ) == "unstable"
+    assert (
+        strand_verdict([row(), row(confidence="hunch", follow_up="re-probe: right, sure")])
+        == "solid"
+    )
+    assert (
+        strand_verdict([row(), row(confidence="hunch", follow_up="re-probe: right, unsure")])
+        == "solid"
+    )  # 1.5 of 2: the re-probe's own confidence counts
+    assert (
+        strand_verdict([row(confidence="hunch", follow_up="re-probe: right, unsure"), row("wrong")])
+        == "unstable"
+    )  # 0.5 of 2: not below 0.25
+    assert (
+        strand_verdict(
+            [
+                row(confidence="hunch", follow_up="re-probe: right, unsure"),
+                row("wrong"),
+                row("wrong"),
+            ]
+        )
+        == "unknown"
+    )  # 0.5 of 3
+    assert (
+        strand_verdict([row(confidence="hunch", follow_up="re-probe: wrong"), row()]) == "unstable"
+    )
     assert strand_verdict([row(), row(), row(), row("wrong")]) == "solid"  # 0.75
     assert strand_verdict([row(), row(), row("wrong")]) == "unstable"  # 0.67
     assert strand_verdict([row(), row()], misconception=True) == "unstable"
     assert strand_verdict([row(), row("wrong"), row("idk", "no_idea")]) == "unstable"  # 1/3
-    assert strand_verdict([row(), row("wrong"), row("idk", "no_idea"), row("wrong"),
-                           row("wrong")]) == "unknown"  # 1/5
+    assert (
+        strand_verdict([row(), row("wrong"), row("idk", "no_idea"), row("wrong"), row("wrong")])
+        == "unknown"
+    )  # 1/5
     # a self-graded answer weighs half: right on two MCQs, wrong on the free recall → solid;
     # right on the free recall only, wrong on three MCQs → unknown (0.5 of 3.5), while one
     # MCQ right instead is unstable (1 of 4)
     assert strand_verdict([row(), row(), row("wrong", self_graded=True)]) == "solid"
-    assert strand_verdict([row("wrong"), row("wrong"), row("wrong"), row(self_graded=True)]
-                          ) == "unknown"
+    assert (
+        strand_verdict([row("wrong"), row("wrong"), row("wrong"), row(self_graded=True)])
+        == "unknown"
+    )
     assert strand_verdict([row("wrong"), row("wrong"), row("wrong"), row()]) == "unstable"
 
 

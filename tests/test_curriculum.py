@@ -44,11 +44,17 @@ def raw_bank(path: Path) -> list[dict]:
 
 
 def run_cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tutor.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "tutor.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 # --- the real corpus ---------------------------------------------------------------------------
+
 
 def test_corpus_has_every_phase_lesson_and_quiz_item(corpus, corpus_root: Path):
     docs = sorted(corpus_root.glob("phases/*/*/docs/en.md"))
@@ -61,7 +67,8 @@ def test_corpus_has_every_phase_lesson_and_quiz_item(corpus, corpus_root: Path):
     assert corpus.warnings == []
     assert [lesson.id for lesson in corpus.lessons] == sorted(
         (lesson.id for lesson in corpus.lessons),
-        key=lambda i: tuple(map(int, re.findall(r"\d+", i))))
+        key=lambda i: tuple(map(int, re.findall(r"\d+", i))),
+    )
 
 
 def test_every_quiz_item_is_read_as_written(corpus):
@@ -123,8 +130,9 @@ def test_sections_keep_levels_and_order(corpus):
 
 def test_reading_links_written_without_markdown_link_syntax(corpus):
     # P3 lessons cite `Author, "Title" (https://…) -- why`; entries without a URL are left out
-    links = [link for lesson in corpus.lessons if lesson.phase == 3
-             for link in lesson.further_reading]
+    links = [
+        link for lesson in corpus.lessons if lesson.phase == 3 for link in lesson.further_reading
+    ]
     assert links and all(link.url.startswith("http") for link in links)
     assert all("(http" not in link.title and " -- " not in link.title for link in links)
 
@@ -138,25 +146,44 @@ def test_glossary_has_every_term(corpus, corpus_root: Path):
     assert not any(d.startswith("**") for d in corpus.glossary.values())
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("## A\n\n### Alpha\n- **What people say:** x\n- **What it actually means:** first\n",
-     {"Alpha": "first"}),
-    ("### Beta\nA plain definition\nover two lines.\n\nMore.\n",
-     {"Beta": "A plain definition over two lines."}),
-    ("- **Gamma**: third\n**Delta:** fourth\n", {"Gamma": "third", "Delta": "fourth"}),
-    ("| Term | Meaning |\n|---|---|\n| Eps | fifth |\n", {"Eps": "fifth"}),
-    ("", {}),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        (
+            "## A\n\n### Alpha\n- **What people say:** x\n- **What it actually means:** first\n",
+            {"Alpha": "first"},
+        ),
+        (
+            "### Beta\nA plain definition\nover two lines.\n\nMore.\n",
+            {"Beta": "A plain definition over two lines."},
+        ),
+        ("- **Gamma**: third\n**Delta:** fourth\n", {"Gamma": "third", "Delta": "fourth"}),
+        ("| Term | Meaning |\n|---|---|\n| Eps | fifth |\n", {"Eps": "fifth"}),
+        ("", {}),
+    ],
+)
 def test_glossary_shapes(text: str, expected: dict[str, str]):
     assert parse_glossary(text) == expected
 
 
 # --- finding lessons ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("ref", [
-    "P1 L08", "P1 L8", "P1.L08", "p1l8", "p1-l8", "Phase 1 Lesson 8", "08-optimization",
-    OPTIMIZATION, "01-math-foundations/08-optimization", f"{OPTIMIZATION}/docs/en.md",
-])
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "P1 L08",
+        "P1 L8",
+        "P1.L08",
+        "p1l8",
+        "p1-l8",
+        "Phase 1 Lesson 8",
+        "08-optimization",
+        OPTIMIZATION,
+        "01-math-foundations/08-optimization",
+        f"{OPTIMIZATION}/docs/en.md",
+    ],
+)
 def test_lesson_accepts_every_ref_form(corpus, ref: str):
     assert corpus.lesson(ref).id == "P1 L08"
 
@@ -168,11 +195,23 @@ def test_lesson_accepts_absolute_and_cwd_relative_paths(corpus, corpus_root: Pat
     assert corpus.lesson(f"{corpus_root.name}/{OPTIMIZATION}").id == "P1 L08"
 
 
-@pytest.mark.parametrize("ref,expected", [
-    ("P1 L08", (1, 8)), ("P1 L8", (1, 8)), ("P1.L08", (1, 8)), ("p1l8", (1, 8)),
-    ("p1-l8", (1, 8)), (" P0 L12 ", (0, 12)), ("Phase 2, Lesson 3", (2, 3)),
-    ("P1", None), ("L08", None), ("08-optimization", None), ("", None), ("P1 L08 x", None),
-])
+@pytest.mark.parametrize(
+    "ref,expected",
+    [
+        ("P1 L08", (1, 8)),
+        ("P1 L8", (1, 8)),
+        ("P1.L08", (1, 8)),
+        ("p1l8", (1, 8)),
+        ("p1-l8", (1, 8)),
+        (" P0 L12 ", (0, 12)),
+        ("Phase 2, Lesson 3", (2, 3)),
+        ("P1", None),
+        ("L08", None),
+        ("08-optimization", None),
+        ("", None),
+        ("P1 L08 x", None),
+    ],
+)
 def test_parse_lesson_ref(ref: str, expected):
     assert parse_lesson_ref(ref) == expected
 
@@ -198,44 +237,61 @@ def test_next_lesson_walks_in_order(corpus):
     assert corpus.next_lesson(corpus.lessons[-1].id) is None
 
 
-@pytest.mark.parametrize("text,own_phase,expected", [
-    ("None", 1, []),
-    ("Phase 0", 1, []),
-    ("Lesson 03", 1, [(1, 3)]),
-    ("Phase 0 Lesson 2", 1, [(0, 2)]),
-    ("Phase 1, Lessons 04-05 (Derivatives, Gradients)", 1, [(1, 4), (1, 5)]),
-    ("Phase 0, Lessons 01 and 03", 0, [(0, 1), (0, 3)]),
-    ("Lesson 1 (Dev Environment), basic PyTorch familiarity", 0, [(0, 1)]),
-    ("Lesson 03.04 (Activation Functions), Lesson 03.07 (Regularization)", 3, [(3, 4), (3, 7)]),
-    ("Phase 01 (Math Foundations), Lesson 03.01 (The Perceptron)", 3, [(3, 1)]),
-    ("Phase 1 (Lessons 08 Optimization, 14 Norms and Distances)", 2, [(1, 8), (1, 14)]),
-    ("Phase 1 (Linear Algebra, Calculus), Phase 2 Lesson 1", 2, [(2, 1)]),
-    ("All of Phase 03 (Lessons 01-03)", 3, [(3, 1), (3, 2), (3, 3)]),
-    ("Phase 1, Lessons 01 (Intuition), 02 (Vectors, Matrices & Ops), 06 (Probability)", 1,
-     [(1, 1), (1, 2), (1, 6)]),
-    ("Phase 2, Lessons 01-02, 08 (feature engineering), 02", 2, [(2, 1), (2, 2), (2, 8)]),
-    ("P1 L08 and p2l3", 3, [(1, 8), (2, 3)]),
-])
+@pytest.mark.parametrize(
+    "text,own_phase,expected",
+    [
+        ("None", 1, []),
+        ("Phase 0", 1, []),
+        ("Lesson 03", 1, [(1, 3)]),
+        ("Phase 0 Lesson 2", 1, [(0, 2)]),
+        ("Phase 1, Lessons 04-05 (Derivatives, Gradients)", 1, [(1, 4), (1, 5)]),
+        ("Phase 0, Lessons 01 and 03", 0, [(0, 1), (0, 3)]),
+        ("Lesson 1 (Dev Environment), basic PyTorch familiarity", 0, [(0, 1)]),
+        ("Lesson 03.04 (Activation Functions), Lesson 03.07 (Regularization)", 3, [(3, 4), (3, 7)]),
+        ("Phase 01 (Math Foundations), Lesson 03.01 (The Perceptron)", 3, [(3, 1)]),
+        ("Phase 1 (Lessons 08 Optimization, 14 Norms and Distances)", 2, [(1, 8), (1, 14)]),
+        ("Phase 1 (Linear Algebra, Calculus), Phase 2 Lesson 1", 2, [(2, 1)]),
+        ("All of Phase 03 (Lessons 01-03)", 3, [(3, 1), (3, 2), (3, 3)]),
+        (
+            "Phase 1, Lessons 01 (Intuition), 02 (Vectors, Matrices & Ops), 06 (Probability)",
+            1,
+            [(1, 1), (1, 2), (1, 6)],
+        ),
+        ("Phase 2, Lessons 01-02, 08 (feature engineering), 02", 2, [(2, 1), (2, 2), (2, 8)]),
+        ("P1 L08 and p2l3", 3, [(1, 8), (2, 3)]),
+    ],
+)
 def test_prerequisite_lines(text: str, own_phase: int, expected):
     assert parse_prerequisites(text, own_phase) == expected
 
 
-@pytest.mark.parametrize("text,minutes", [
-    ("~75 minutes", 75), ("90 min", 90), ("1.5 hours", 90), ("1h 30m", 90),
-    ("60-90 minutes", 90), ("~45", 45), ("", None), ("a while", None),
-])
+@pytest.mark.parametrize(
+    "text,minutes",
+    [
+        ("~75 minutes", 75),
+        ("90 min", 90),
+        ("1.5 hours", 90),
+        ("1h 30m", 90),
+        ("60-90 minutes", 90),
+        ("~45", 45),
+        ("", None),
+        ("a while", None),
+    ],
+)
 def test_time_minutes(text: str, minutes):
     assert parse_time_minutes(text) == minutes
 
 
 def test_headings_inside_code_fences_are_not_sections():
-    doc = parse_lesson_doc("# T\n\n> m\n\n## A\n\n```bash\n## not a section\n# nor this\n```\n"
-                           "### B\ntext\n")
+    doc = parse_lesson_doc(
+        "# T\n\n> m\n\n## A\n\n```bash\n## not a section\n# nor this\n```\n### B\ntext\n"
+    )
     assert [(s.title, s.level) for s in doc.sections] == [("A", 2), ("B", 3)]
     assert "## not a section" in doc.sections[0].text
 
 
 # --- a corrupted copy --------------------------------------------------------------------------
+
 
 def corrupted_copy(corpus_root: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
     """Copy six lessons of phase 1 and damage five of them; returns (root, what -> rel path)."""
@@ -244,9 +300,14 @@ def corrupted_copy(corpus_root: Path, tmp_path: Path) -> tuple[Path, dict[str, s
     for folder in sorted(source.iterdir())[:6]:
         shutil.copytree(folder, root / P1 / folder.name)
     lessons = sorted((root / P1).iterdir())
-    rel = {name: folder.relative_to(root).as_posix() for name, folder in zip(
-        ["truncated", "no_doc", "binary", "empty_quiz", "three_options", "bad_items"], lessons,
-        strict=True)}
+    rel = {
+        name: folder.relative_to(root).as_posix()
+        for name, folder in zip(
+            ["truncated", "no_doc", "binary", "empty_quiz", "three_options", "bad_items"],
+            lessons,
+            strict=True,
+        )
+    }
     quiz = root / rel["truncated"] / "quiz.json"
     quiz.write_bytes(quiz.read_bytes()[: len(quiz.read_bytes()) // 2])
     (root / rel["no_doc"] / "docs" / "en.md").unlink()
@@ -261,8 +322,9 @@ def corrupted_copy(corpus_root: Path, tmp_path: Path) -> tuple[Path, dict[str, s
     bank[0]["correct"] = 4
     del bank[2]["question"]
     bank[3] = "not an item"
-    (root / rel["bad_items"] / "quiz.json").write_text(json.dumps({"questions": bank}),
-                                                       encoding="utf-8")
+    (root / rel["bad_items"] / "quiz.json").write_text(
+        json.dumps({"questions": bank}), encoding="utf-8"
+    )
     return root, rel
 
 
@@ -281,7 +343,10 @@ def test_corrupted_copy_loads_with_warnings_naming_files(corpus_root: Path, tmp_
     assert [p.item for p in by_file[f"{rel['three_options']}/quiz.json"]] == ["p1l05-q02"]
     assert "3 options" in by_file[f"{rel['three_options']}/quiz.json"][0].message
     assert sorted(p.item for p in by_file[f"{rel['bad_items']}/quiz.json"]) == [
-        "p1l06-q01", "p1l06-q03", "p1l06-q04"]
+        "p1l06-q01",
+        "p1l06-q03",
+        "p1l06-q04",
+    ]
     assert len(by_file) == 6, by_file
 
     lessons = {lesson.slug: lesson for lesson in curriculum.lessons}
@@ -350,7 +415,10 @@ def test_unnumbered_and_repeated_lesson_folders_are_kept_with_unique_ids(tmp_pat
     (phase / "assets").mkdir()
     curriculum = load_curriculum(tmp_path)
     assert [(lesson.id, lesson.slug) for lesson in curriculum.lessons] == [
-        ("P1 L01", "01-again"), ("P1 L02", "01-first"), ("P1 L03", "extra")]
+        ("P1 L01", "01-again"),
+        ("P1 L02", "01-first"),
+        ("P1 L03", "extra"),
+    ]
     warned = {p.file for p in curriculum.warnings if "numbered" in p.message}
     assert warned == {"phases/01-basics/01-first", "phases/01-basics/extra"}
     assert curriculum.phases[0].title == "Basics"
@@ -361,6 +429,7 @@ def test_phases_folder_itself_is_accepted(corpus_root: Path):
 
 
 # --- the built-in course -----------------------------------------------------------------------
+
 
 def test_builtin_course_loads_clean():
     curriculum = load_curriculum(builtin_course_path())
@@ -375,20 +444,29 @@ def test_builtin_course_loads_clean():
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=10), inner,
-                                                                max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=10), inner, max_size=5)
+    ),
     max_leaves=20,
 )
-item_like = st.fixed_dictionaries({}, optional={
-    "id": json_values, "stage": st.sampled_from(["pre", "check", "post", "x"]) | json_values,
-    "question": st.text(max_size=30) | json_values,
-    "options": st.lists(st.text(max_size=10), max_size=6) | json_values,
-    "correct": st.integers(-2, 6) | json_values, "explanation": json_values,
-    "type": st.sampled_from(["mcq", "numeric", "essay"]), "answer": json_values,
-    "tolerance": json_values, "bloom": json_values,
-})
+item_like = st.fixed_dictionaries(
+    {},
+    optional={
+        "id": json_values,
+        "stage": st.sampled_from(["pre", "check", "post", "x"]) | json_values,
+        "question": st.text(max_size=30) | json_values,
+        "options": st.lists(st.text(max_size=10), max_size=6) | json_values,
+        "correct": st.integers(-2, 6) | json_values,
+        "explanation": json_values,
+        "type": st.sampled_from(["mcq", "numeric", "essay"]),
+        "answer": json_values,
+        "tolerance": json_values,
+        "bloom": json_values,
+    },
+)
 banks = st.lists(item_like | json_values, max_size=6).flatmap(
-    lambda items: st.sampled_from([items, {"questions": items}]))
+    lambda items: st.sampled_from([items, {"questions": items}])
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -423,8 +501,10 @@ def test_any_lesson_ref_finds_a_lesson_or_says_why(corpus, ref: str):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(doc=st.text(max_size=300) | st.binary(max_size=300),
-       quiz=st.text(max_size=300) | st.binary(max_size=300) | banks.map(json.dumps))
+@given(
+    doc=st.text(max_size=300) | st.binary(max_size=300),
+    quiz=st.text(max_size=300) | st.binary(max_size=300) | banks.map(json.dumps),
+)
 def test_random_files_never_break_loading(doc, quiz):
     with tempfile.TemporaryDirectory() as tmp:
         lesson = Path(tmp) / "phases" / "01-x" / "01-y"

@@ -42,8 +42,11 @@ def answer(prompt: Prompt, policy: str = "right-sure") -> Action:
         if prompt.needs_confidence and policy == "idk":
             return Action(kind="text", value="idk")
         conf = policy.split("-")[1] if prompt.needs_confidence and "-" in policy else None
-        return Action(kind="text", text="my own words", confidence=conf or
-                      ("sure" if prompt.needs_confidence else None))
+        return Action(
+            kind="text",
+            text="my own words",
+            confidence=conf or ("sure" if prompt.needs_confidence else None),
+        )
     if prompt.kind == "yes_no":
         return Action(kind="yes_no", value="y" if policy.startswith("right") else "n")
     if prompt.kind == "error_type":
@@ -95,10 +98,12 @@ def test_every_probe_answer_needs_a_confidence_tag_except_idk(store, course):
     p = session.prompt
     value = "0" if p.kind == "choice" else "1"
     with pytest.raises(InvalidAction, match="confidence"):
-        session.act(Action(kind="answer" if p.kind != "text" else "text", value=value,
-                           text="words"))
-    session.act(Action(kind="answer", value="idk") if p.kind != "text"
-                else Action(kind="text", value="idk"))
+        session.act(
+            Action(kind="answer" if p.kind != "text" else "text", value=value, text="words")
+        )
+    session.act(
+        Action(kind="answer", value="idk") if p.kind != "text" else Action(kind="text", value="idk")
+    )
     rows = ledger.attempts(store, session_id=session.id)
     assert [(r["outcome"], r["confidence"]) for r in rows] == [("idk", "no_idea")]
 
@@ -124,8 +129,9 @@ def test_sure_at_apply_gets_why_and_wrong_reasoning_is_a_misconception(store, co
     assert any("Why?" in p.content for p in seen)
     verdicts = [p.content for p in seen if p.content.startswith("Verdict for")]
     assert verdicts and "unstable" in verdicts[0]
-    misconceptions = [m for m in ledger.mistakes(store) if m["attribution"].startswith(
-        "misconception")]
+    misconceptions = [
+        m for m in ledger.mistakes(store) if m["attribution"].startswith("misconception")
+    ]
     assert misconceptions and misconceptions[0]["retest_early"] == 1
 
 
@@ -208,8 +214,7 @@ def test_the_next_lesson_inherits_the_probe_verdicts_without_searching_again(sto
     assert row.rstrip().endswith("skip-fast" if verdict == "solid" else "expand")
 
 
-def test_continue_after_a_finished_lesson_opens_the_next_one(store, course, monkeypatch,
-                                                             tmp_path):
+def test_continue_after_a_finished_lesson_opens_the_next_one(store, course, monkeypatch, tmp_path):
     from tutor.engine.runner import open_session
 
     for name in ("OPENAI_API_KEY", "TUTOR_BASE_URL"):
@@ -225,8 +230,7 @@ def test_continue_after_a_finished_lesson_opens_the_next_one(store, course, monk
     assert following.lesson.id == "P1 L02"
 
 
-def test_every_corpus_lesson_runs_to_the_end_offline_with_nothing_withheld(tmp_path,
-                                                                           corpus_root):
+def test_every_corpus_lesson_runs_to_the_end_offline_with_nothing_withheld(tmp_path, corpus_root):
     curriculum = load_curriculum(corpus_root)
     policies = itertools.cycle(["right-sure", "wrong-sure", "right-hunch", "idk"])
     for n, lesson in enumerate(curriculum.lessons):
@@ -286,8 +290,12 @@ def test_each_concept_of_a_lesson_gets_its_own_row_and_schedule(store, course):
     assert result.status == "accepted", result.reasons
     rows = {c["id"]: c for c in ledger.concepts(store)}
     names = [c["name"] for c in rows.values()]
-    assert {"The dot product", "Cosine similarity", "Length and unit vectors",
-            "Vectors and Dot Products"} <= set(names)
+    assert {
+        "The dot product",
+        "Cosine similarity",
+        "Length and unit vectors",
+        "Vectors and Dot Products",
+    } <= set(names)
     assert len({n.lower().removeprefix("the ") for n in names}) == len(names)  # no twins
     assert not [n for n in names if n.lower().startswith("where")]
     assert all(c["next_review"] for c in rows.values())

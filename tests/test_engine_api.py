@@ -37,11 +37,11 @@ def scripted(prompt: Prompt, wrong: bool = False) -> Action:
         key = prompt.item.correct_index
         return Action(kind="answer", value=str((key + wrong) % 4), confidence="sure")
     if prompt.kind == "numeric":
-        return Action(kind="answer", value=f"{prompt.item.answer + 7 * wrong:g}",
-                      confidence="sure")
+        return Action(kind="answer", value=f"{prompt.item.answer + 7 * wrong:g}", confidence="sure")
     if prompt.kind == "text":
-        return Action(kind="text", text="my own words",
-                      confidence="sure" if prompt.needs_confidence else None)
+        return Action(
+            kind="text", text="my own words", confidence="sure" if prompt.needs_confidence else None
+        )
     if prompt.kind == "yes_no":
         return Action(kind="yes_no", value="n" if wrong else "y")
     return Action(kind="error_type", value="2", text="I misread it")
@@ -98,21 +98,41 @@ def test_review_validates_actions_like_a_lesson(store, course):
     review.close()
 
 
-@pytest.mark.parametrize("text,kind,value,confidence", [
-    ("2 s", "answer", "1", "sure"), ("b h", "answer", "1", "hunch"), ("4n", "answer", "3",
-                                                                       "no_idea"),
-    ("x", "answer", "idk", None), ("0", "answer", "idk", None), ("c", "answer", "2", None),
-])
+@pytest.mark.parametrize(
+    "text,kind,value,confidence",
+    [
+        ("2 s", "answer", "1", "sure"),
+        ("b h", "answer", "1", "hunch"),
+        ("4n", "answer", "3", "no_idea"),
+        ("x", "answer", "idk", None),
+        ("0", "answer", "idk", None),
+        ("c", "answer", "2", None),
+    ],
+)
 def test_choice_lines(text, kind, value, confidence):
-    p = Prompt(kind="choice", message_id="m", stage="probe", title="t", position="",
-               content="", needs_confidence=True)
+    p = Prompt(
+        kind="choice",
+        message_id="m",
+        stage="probe",
+        title="t",
+        position="",
+        content="",
+        needs_confidence=True,
+    )
     got = parse.parse(p, text)
     assert (got.kind, got.value, got.confidence) == (kind, value, confidence)
 
 
 def _prompt(kind: str, **kw) -> Prompt:
-    return Prompt(kind=kind, message_id="m", stage=kw.pop("stage", "probe"), title="t",
-                  position="", content="", **kw)
+    return Prompt(
+        kind=kind,
+        message_id="m",
+        stage=kw.pop("stage", "probe"),
+        title="t",
+        position="",
+        content="",
+        **kw,
+    )
 
 
 def test_typed_input_rules():
@@ -164,10 +184,22 @@ def test_feynman_questions_and_answers_read_as_the_learner_gave_them():
     from tutor.engine.lesson import FEYNMAN_RUBRIC, feynman_question, shown_answer
 
     assert [feynman_question(r).split()[:3] for r in FEYNMAN_RUBRIC] == [
-        ["Does", "it", "say"], ["Does", "it", "say"], ["Does", "it", "say"],
-        ["Does", "it", "give"]]
-    item = Presented(id="q", lesson_id="P1 L01", type="mcq", question="?", options=list("abcd"),
-                     correct_index=0, reference="", bloom="remember", stage="pre")
+        ["Does", "it", "say"],
+        ["Does", "it", "say"],
+        ["Does", "it", "say"],
+        ["Does", "it", "give"],
+    ]
+    item = Presented(
+        id="q",
+        lesson_id="P1 L01",
+        type="mcq",
+        question="?",
+        options=list("abcd"),
+        correct_index=0,
+        reference="",
+        bloom="remember",
+        stage="pre",
+    )
     assert shown_answer(item, "0") == "option 1" and shown_answer(item, "idk") == "I don't know"
 
 
@@ -181,8 +213,7 @@ def test_text_answer_p_is_refused_but_slash_p_pauses():
 
 def test_scout_reports_progress_and_the_learner_can_stop_waiting(tmp_path, store):
     with PageServer() as pages:
-        fast = pages.route("/fast", Page.html("<p>" + "fast words about averages " * 40
-                                               + "</p>"))
+        fast = pages.route("/fast", Page.html("<p>" + "fast words about averages " * 40 + "</p>"))
         slow = pages.route("/slow", Page.drip(interval=0.5))
         root = write_tiny_curriculum(tmp_path / "c", [("Fast", fast), ("Slow", slow)])
         course = load_curriculum(root)
@@ -194,8 +225,9 @@ def test_scout_reports_progress_and_the_learner_can_stop_waiting(tmp_path, store
                 activity.skip_waiting()
 
         activity = Activity(skip_when_fast_is_in)
-        session = Session.start(store, course, course.lesson("P1 L02"), offline=False,
-                                activity=activity)
+        session = Session.start(
+            store, course, course.lesson("P1 L02"), offline=False, activity=activity
+        )
     sources = [e for e in events if e.what.startswith("sources:")]
     assert sources[-1].finished and sources[-1].done == sources[-1].total == 3
     slow = next(s for s in session.digest["sources"] if s["url"].endswith("/slow"))

@@ -37,8 +37,9 @@ def request_payload(body: dict) -> dict[str, Any]:
 
 def draft_reply(payload: dict[str, Any]) -> Reply:
     claim = f"The model restates {payload['data']['step']} for this learner."
-    return Reply.json({"content": f"Model draft.\n\n{claim} Then an example follows.",
-                       "claims": [claim]})
+    return Reply.json(
+        {"content": f"Model draft.\n\n{claim} Then an example follows.", "claims": [claim]}
+    )
 
 
 def valid_reply(body: dict) -> Reply:
@@ -48,9 +49,14 @@ def valid_reply(body: dict) -> Reply:
     if skill == "tutor" and payload["task"] == "teach":
         return draft_reply(payload)
     if skill == "GATE:fact_check":
-        return Reply.json({"claims": [{"id": c["id"], "verdict": "PASS",
-                                       "explanation": "the excerpt says so"}
-                                      for c in payload["data"]["claims"]]})
+        return Reply.json(
+            {
+                "claims": [
+                    {"id": c["id"], "verdict": "PASS", "explanation": "the excerpt says so"}
+                    for c in payload["data"]["claims"]
+                ]
+            }
+        )
     if skill == "GATE:quiz_audit":
         return Reply.json({"verdict": "PASS", "issues": []})
     if skill == "GATE:grade_audit":
@@ -79,8 +85,9 @@ def answer(prompt: Prompt) -> Action:
     if prompt.kind == "numeric":
         return Action(kind="answer", value=f"{prompt.item.answer:g}", confidence="sure")
     if prompt.kind == "text":
-        return Action(kind="text", text="my own words",
-                      confidence="sure" if prompt.needs_confidence else None)
+        return Action(
+            kind="text", text="my own words", confidence="sure" if prompt.needs_confidence else None
+        )
     if prompt.kind == "yes_no":
         return Action(kind="yes_no", value="y")
     if prompt.kind == "error_type":
@@ -89,12 +96,19 @@ def answer(prompt: Prompt) -> Action:
 
 
 def run_lesson(store: Store, base_url: str, limit: int = 400) -> tuple[Session, list[Prompt]]:
-    settings = load_settings(base_url=base_url, model="loopback-model", timeout=5,
-                             max_retries=0, backoff_base=0)
+    settings = load_settings(
+        base_url=base_url, model="loopback-model", timeout=5, max_retries=0, backoff_base=0
+    )
     provider = make_provider(settings, StoreRecorder(store))
     course = load_curriculum(builtin_course_path())
-    session = Session.start(store, course, course.lesson(LESSON), provider=provider,
-                            drafter=Drafter(provider), offline=True)
+    session = Session.start(
+        store,
+        course,
+        course.lesson(LESSON),
+        provider=provider,
+        drafter=Drafter(provider),
+        offline=True,
+    )
     seen: list[Prompt] = []
     try:
         for _ in range(limit):
@@ -157,13 +171,16 @@ def test_a_verifier_that_fails_falls_back_to_the_offline_verdict_never_a_model_p
         assert p.content.startswith("[source: "), p.content[:80]
         assert receipts
         # what passed, the deterministic verifier passed (the model never ran to say so)
-        assert all(r["payload"]["verifier"] == "offline" for r in receipts
-                   if r["outcome"] == "PASS")
+        assert all(
+            r["payload"]["verifier"] == "offline" for r in receipts if r["outcome"] == "PASS"
+        )
 
 
-FAIR_ITEM = {"question": "Which label does the reference give?",
-             "options": ["lemon orchard grove", "quiet harbour town", "amberly meadows",
-                         "silver brook"], "correct_index": 2}
+FAIR_ITEM = {
+    "question": "Which label does the reference give?",
+    "options": ["lemon orchard grove", "quiet harbour town", "amberly meadows", "silver brook"],
+    "correct_index": 2,
+}
 
 
 def rewriting_reply(body: dict) -> Reply:
@@ -176,15 +193,21 @@ def rewriting_reply(body: dict) -> Reply:
     return valid_reply(body)
 
 
-def test_failed_bank_items_are_rewritten_and_free_recall_is_graded_by_the_model(
-        store, corpus_root):
+def test_failed_bank_items_are_rewritten_and_free_recall_is_graded_by_the_model(store, corpus_root):
     with ModelServer(default=rewriting_reply) as srv:
-        settings = load_settings(base_url=srv.base_url, model="loopback-model", timeout=5,
-                                 max_retries=0, backoff_base=0)
+        settings = load_settings(
+            base_url=srv.base_url, model="loopback-model", timeout=5, max_retries=0, backoff_base=0
+        )
         provider = make_provider(settings, StoreRecorder(store))
         course = load_curriculum(corpus_root)
-        session = Session.start(store, course, course.lesson("P1 L08"), provider=provider,
-                                drafter=Drafter(provider), offline=True)
+        session = Session.start(
+            store,
+            course,
+            course.lesson("P1 L08"),
+            provider=provider,
+            drafter=Drafter(provider),
+            offline=True,
+        )
         seen: list[Prompt] = []
         try:
             while not session.done and len(seen) < 400:
@@ -194,9 +217,11 @@ def test_failed_bank_items_are_rewritten_and_free_recall_is_graded_by_the_model(
             session.close()
         audits = [r for r in srv.chat_requests if skill_of(r.body) == "GATE:quiz_audit"]
         # the item text without its per-call marker
-        rewrites = [request_payload(r.body)["data"]["untrusted_item"].split(">>>", 1)[1]
-                    for r in srv.chat_requests
-                    if request_payload(r.body)["data"].get("task") == "rewrite_item"]
+        rewrites = [
+            request_payload(r.body)["data"]["untrusted_item"].split(">>>", 1)[1]
+            for r in srv.chat_requests
+            if request_payload(r.body)["data"].get("task") == "rewrite_item"
+        ]
     # no request is sent twice for the same work (a re-probe does not rebuild the pool)
     assert rewrites and len(rewrites) == len(set(rewrites))
     assert session.done
@@ -204,17 +229,26 @@ def test_failed_bank_items_are_rewritten_and_free_recall_is_graded_by_the_model(
     rewritten = [p for p in asked if p.item.note.startswith("rewritten by the model")]
     assert rewritten, "the corpus bank items that fail the rules come back as model MCQs"
     assert all(p.kind == "choice" and p.item.options for p in rewritten)
-    assert not any("Did your answer match the reference?" in p.content for p in seen), \
+    assert not any("Did your answer match the reference?" in p.content for p in seen), (
         "with a model, free recall is graded by the model (then gated), not self-graded"
+    )
     # each question is audited once even though audits are prepared in the background
     envelopes = [json.dumps(request_payload(r.body)["data"], sort_keys=True) for r in audits]
     assert len(envelopes) == len(set(envelopes))
 
 
 def test_a_model_misbehaving_in_every_way_never_breaks_a_lesson(store, corpus_root):
-    faults = itertools.cycle([Reply.malformed(), Reply.error(500), Reply.refusal(),
-                              Reply.length(), Reply.json({"unexpected": 1}),
-                              Reply.text("not json"), None])
+    faults = itertools.cycle(
+        [
+            Reply.malformed(),
+            Reply.error(500),
+            Reply.refusal(),
+            Reply.length(),
+            Reply.json({"unexpected": 1}),
+            Reply.text("not json"),
+            None,
+        ]
+    )
 
     def chaos(body: dict) -> Reply:
         fault = next(faults)
@@ -222,12 +256,19 @@ def test_a_model_misbehaving_in_every_way_never_breaks_a_lesson(store, corpus_ro
 
     course = load_curriculum(corpus_root)
     with ModelServer(default=chaos) as srv:
-        settings = load_settings(base_url=srv.base_url, model="m", timeout=2, max_retries=0,
-                                 backoff_base=0)
+        settings = load_settings(
+            base_url=srv.base_url, model="m", timeout=2, max_retries=0, backoff_base=0
+        )
         provider = make_provider(settings, StoreRecorder(store))
         for ref in ("P1 L08", "P3 L05"):
-            session = Session.start(store, course, course.lesson(ref), provider=provider,
-                                    drafter=Drafter(provider), offline=True)
+            session = Session.start(
+                store,
+                course,
+                course.lesson(ref),
+                provider=provider,
+                drafter=Drafter(provider),
+                offline=True,
+            )
             try:
                 for _ in range(500):
                     if session.done:

@@ -35,8 +35,11 @@ class AtOnceDrafter(Drafter):
 
 
 @settings(max_examples=300, deadline=None)
-@given(n=st.integers(1, 12), known=st.lists(st.booleans(), min_size=1, max_size=12),
-       enough=st.sampled_from([3, 99]))
+@given(
+    n=st.integers(1, 12),
+    known=st.lists(st.booleans(), min_size=1, max_size=12),
+    enough=st.sampled_from([3, 99]),
+)
 def test_the_question_asked_next_is_always_among_those_prepared(n, known, enough):
     search, queue = EdgeSearch(n), list(range(n))
     for k in known:
@@ -50,35 +53,57 @@ def test_the_question_asked_next_is_always_among_those_prepared(n, known, enough
             assert following in ahead, (i, k, following, ahead)
 
 
+LESSON = "P1 L02"
+
+
+def provider_for(srv: ModelServer):
+    return make_provider(
+        load_settings(base_url=srv.base_url, model="loopback-model", timeout=5, max_retries=0)
+    )
+
+
+def start(store, srv: ModelServer) -> Session:  # noqa: F811
+    course = load_curriculum(builtin_course_path())
+    provider = provider_for(srv)
+    return Session.start(
+        store, course, course.lesson(LESSON), provider=provider,
+        drafter=AtOnceDrafter(provider), offline=True,
+    )  # fmt: skip
+
+
+def walk(session: Session, look=lambda session: session) -> Session:
+    """Answer every screen to the end; `look(session)` sees each prompt first and returns the
+    session to go on with (another one, after a resume)."""
+    try:
+        for _ in range(400):
+            if session.done:
+                break
+            session = look(session)
+            session.act(answer(session.prompt))
+    finally:
+        session.close()
+    assert session.done
+    return session
+
+
 def test_every_probe_and_quiz_question_finds_its_audit_ready(store, monkeypatch):  # noqa: F811
     ready: list[tuple[str, bool]] = []
     real_ask = Gatekeeper.ask
 
-    def ask(self, message_id, content, questions, purpose, concept, excerpt):
+    def ask(self, message_id, content, questions, purpose, concept, excerpt, cycles=0):
         key = self.ask_envelope(questions, purpose, concept, excerpt).model_dump_json()
         q = questions[0]
         # bank questions and the strands' explain items (not the screens made from answers)
         if purpose in ("probe", "end-of-lesson quiz") and (
-                q.type != "free_recall" or q.id.endswith("-explain")):
+            q.type != "free_recall" or q.id.endswith("-explain")
+        ):
             ready.append((q.id, key in self._verdicts))
-        return real_ask(self, message_id, content, questions, purpose, concept, excerpt)
+        return real_ask(self, message_id, content, questions, purpose, concept, excerpt, cycles)
 
     monkeypatch.setattr(Gatekeeper, "ask", ask)
-    course = load_curriculum(builtin_course_path())
     with ModelServer(default=valid_reply) as srv:
-        provider = make_provider(load_settings(base_url=srv.base_url, model="loopback-model",
-                                               timeout=5, max_retries=0))
-        session = Session.start(store, course, course.lesson("P1 L02"), provider=provider,
-                                drafter=AtOnceDrafter(provider), offline=True)
-        try:
-            for _ in range(400):
-                if session.done:
-                    break
-                session.act(answer(session.prompt))
-        finally:
-            session.close()
+        walk(start(store, srv))
         audits = [r for r in srv.chat_requests if skill_of(r.body) == "GATE:quiz_audit"]
-    assert session.done
     assert len(ready) >= 5, ready
     assert [q for q, ok in ready if not ok] == []
     # prepared ahead, but bounded: at most the two possible next questions per question asked
@@ -86,29 +111,24 @@ def test_every_probe_and_quiz_question_finds_its_audit_ready(store, monkeypatch)
 
 
 def test_teaching_steps_are_drafted_two_ahead(store):  # noqa: F811
-    course = load_curriculum(builtin_course_path())
+    drafted_when_shown: list[tuple[int, int, int]] = []
     with ModelServer(default=valid_reply) as srv:
-        provider = make_provider(load_settings(base_url=srv.base_url, model="loopback-model",
-                                               timeout=5, max_retries=0))
-        session = Session.start(store, course, course.lesson("P1 L02"), provider=provider,
-                                drafter=AtOnceDrafter(provider), offline=True)
-        drafted_when_shown: list[tuple[int, int]] = []
-        try:
-            for _ in range(400):
-                if session.done:
-                    break
-                prompt = session.prompt
-                if prompt.stage == "teach" and prompt.position.startswith("step "):
-                    shown, total = (int(x) for x in prompt.position.split()[1].split("/"))
-                    drafts = sum(skill_of(r.body) == "tutor" and "teach_step" in
-                                 r.body["messages"][1]["content"] for r in srv.chat_requests)
-                    drafted_when_shown.append((shown, drafts))
-                session.act(answer(session.prompt))
-        finally:
-            session.close()
+
+        def look(session: Session) -> Session:
+            prompt = session.prompt
+            if prompt.stage == "teach" and prompt.position.startswith("step "):
+                shown, total = (int(x) for x in prompt.position.split()[1].split("/"))
+                drafts = sum(
+                    skill_of(r.body) == "tutor" and "teach_step" in r.body["messages"][1]["content"]
+                    for r in srv.chat_requests
+                )
+                drafted_when_shown.append((shown, total, drafts))
+            return session
+
+        walk(start(store, srv), look)
     assert drafted_when_shown, "no teaching step was shown"
     assert STEPS_AHEAD == 2
-    for shown, drafts in drafted_when_shown:
+    for shown, total, drafts in drafted_when_shown:
         assert drafts == min(shown + STEPS_AHEAD, total), (shown, drafts, total)
 
 
@@ -122,41 +142,33 @@ def test_resuming_sends_nothing_the_session_already_had(store):  # noqa: F811
     """Quit mid-probe and at a teaching step, resume: replaying to the same screen reuses the
     model's drafts (memos) and verdicts (receipts) instead of asking for them again."""
     course = load_curriculum(builtin_course_path())
+    stops = {"probe": False, "teach": False}
+    asked: set[str] = set()
     with ModelServer(default=valid_reply) as srv:
 
-        def provider():
-            return make_provider(load_settings(base_url=srv.base_url, model="loopback-model",
-                                               timeout=5, max_retries=0))
+        def look(session: Session) -> Session:
+            prompt = session.prompt
+            if (
+                prompt.stage in stops
+                and not stops[prompt.stage]
+                and (prompt.stage == "teach" or "question 2" in prompt.position)
+            ):
+                stops[prompt.stage] = True
+                session.pause()
+                session.close()
+                before = len(srv.chat_requests)
+                again = provider_for(srv)
+                session = Session.resume(store, course, store.session(session.id),
+                                         provider=again, drafter=AtOnceDrafter(again))  # fmt: skip
+                assert session.prompt.message_id == prompt.message_id
+                # at most the audits of the two questions that may follow this one, which
+                # were prepared but never asked, so they have no receipt to reuse
+                sent = [(skill_of(r.body), audited(r.body)) for r in srv.chat_requests[before:]]
+                assert len(sent) <= 2, sent
+                assert all(s == "GATE:quiz_audit" and q not in asked for s, q in sent), sent
+            if prompt.item is not None:
+                asked.add(prompt.item.id)
+            return session
 
-        first = provider()
-        session = Session.start(store, course, course.lesson("P1 L02"), provider=first,
-                                drafter=AtOnceDrafter(first), offline=True)
-        stops = {"probe": False, "teach": False}
-        asked: set[str] = set()
-        try:
-            for _ in range(400):
-                prompt = session.prompt
-                if session.done:
-                    break
-                wanted = prompt.stage if prompt.stage in stops and not stops[prompt.stage] else None
-                if wanted and (prompt.stage == "teach" or "question 2" in prompt.position):
-                    stops[wanted] = True
-                    session.pause()
-                    session.close()
-                    before = len(srv.chat_requests)
-                    again = provider()
-                    session = Session.resume(store, course, store.session(session.id),
-                                             provider=again, drafter=AtOnceDrafter(again))
-                    assert session.prompt.message_id == prompt.message_id
-                    # at most the audits of the two questions that may follow this one, which
-                    # were prepared but never asked, so they have no receipt to reuse
-                    sent = [(skill_of(r.body), audited(r.body)) for r in
-                            srv.chat_requests[before:]]
-                    assert len(sent) <= 2, sent
-                    assert all(s == "GATE:quiz_audit" and q not in asked for s, q in sent), sent
-                if prompt.item is not None:
-                    asked.add(prompt.item.id)
-                session.act(answer(session.prompt))
-        finally:
-            session.close()
-    assert session.done and all(stops.values()), stops
+        walk(start(store, srv), look)
+    assert all(stops.values()), stops

@@ -38,8 +38,9 @@ def test_a_corrupted_stored_receipt_fails_closed(tmp_path):
         for r in receipts:
             save_receipt(store, r)
     conn = sqlite3.connect(path)
-    conn.execute("UPDATE receipts SET payload = '{\"gate\": \"fact_check\"}' "
-                 "WHERE gate = 'fact_check'")
+    conn.execute(
+        "UPDATE receipts SET payload = '{\"gate\": \"fact_check\"}' WHERE gate = 'fact_check'"
+    )
     conn.commit()
     conn.close()
     with Store(path) as store:

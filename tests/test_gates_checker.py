@@ -46,27 +46,40 @@ Case = tuple[Turn, list[Receipt], GateDigest]
 
 
 def receipt(mid: str, env, verdict=None, cycles: int = 0, verifier: str = "offline") -> Receipt:
-    return make_receipt(mid, env, verdict if verdict is not None else verify(env), cycles,
-                        verifier)
+    return make_receipt(mid, env, verdict if verdict is not None else verify(env), cycles, verifier)
 
 
 def forged(mid: str, env, verdict, cycles: int, verifier: str = "model") -> Receipt:
     """A receipt built without validation (as a bug or a tampered store could), with an id that
     matches its content, so only the rule under test can catch it."""
     rid = receipt_hash(mid, env, verdict, cycles, verifier)
-    return Receipt.model_construct(receipt_id=rid, message_id=mid, gate=env.gate, envelope=env,
-                                   verdict=verdict, cycles=cycles, verifier=verifier,
-                                   unverified=[])
+    return Receipt.model_construct(
+        receipt_id=rid,
+        message_id=mid,
+        gate=env.gate,
+        envelope=env,
+        verdict=verdict,
+        cycles=cycles,
+        verifier=verifier,
+        unverified=[],
+    )
 
 
-def teach_with(env: FactCheckEnvelope, verdict=None, cycles=0, content=TEACHING, claims=CLAIMS,
-               verifier="offline") -> Case:
+def teach_with(
+    env: FactCheckEnvelope,
+    verdict=None,
+    cycles=0,
+    content=TEACHING,
+    claims=CLAIMS,
+    verifier="offline",
+) -> Case:
     turn = Turn(message_id="m", kind="teach", content=content, claims=claims)
     return turn, [receipt("m", env, verdict, cycles, verifier)], DIGEST
 
 
-def ask_with(questions: list[QuizQuestion], verdict=None, cycles=0, content=None,
-             verifier="offline") -> Case:
+def ask_with(
+    questions: list[QuizQuestion], verdict=None, cycles=0, content=None, verifier="offline"
+) -> Case:
     env = quiz_envelope().model_copy(update={"questions_json": questions})
     text = content if content is not None else render_questions(questions)
     turn = Turn(message_id="m", kind="ask", content=text, questions=questions)
@@ -78,14 +91,23 @@ def fact_verdict(**overrides: ClaimVerdict) -> FactCheckVerdict:
     return FactCheckVerdict(claims=claims)
 
 
-def grade_case(answer: str, passed: bool, verdict=None, cycles=0, verifier="offline",
-               item: QuizQuestion | None = None, questions=None) -> Case:
+def grade_case(
+    answer: str,
+    passed: bool,
+    verdict=None,
+    cycles=0,
+    verifier="offline",
+    item: QuizQuestion | None = None,
+    questions=None,
+) -> Case:
     turn, [r], digest = sample_grade("m")
-    env = r.envelope.model_copy(update={
-        "learner_answer": answer,
-        "proposed_grade": r.envelope.proposed_grade.model_copy(update={"passed": passed}),
-        **({"item": item} if item is not None else {}),
-    })
+    env = r.envelope.model_copy(
+        update={
+            "learner_answer": answer,
+            "proposed_grade": r.envelope.proposed_grade.model_copy(update={"passed": passed}),
+            **({"item": item} if item is not None else {}),
+        }
+    )
     qs = questions if questions is not None else [env.item]
     turn = Turn(message_id="m", kind="grade", content="Graded.", questions=qs)
     return turn, [receipt("m", env, verdict, cycles, verifier)], digest
@@ -126,48 +148,90 @@ FAILING: dict[str, Callable[[], Case]] = {
         DIGEST,
     ),
     "G08": lambda: teach_with(fact_envelope(), verifier="none"),
-    "G09": lambda: (sample_teach("m")[0], [forged("m", fact_envelope(), fact_verdict(), 3)],
-                    DIGEST),
-    "G10": lambda: (Turn(message_id="m", kind="notice", content=TEACHING, claims=CLAIMS), [],
-                    DIGEST),
-    "G99": lambda: (sample_teach("m")[0], sample_teach("m")[1],
-                    Boom(sources=dict(DIGEST.sources))),
-    "F01": lambda: teach_with(fact_envelope().model_copy(update={
-        "claims": [*CLAIMS, Claim(id="c4", claim="Momentum keeps a running average.")]})),
+    "G09": lambda: (
+        sample_teach("m")[0],
+        [forged("m", fact_envelope(), fact_verdict(), 3)],
+        DIGEST,
+    ),
+    "G10": lambda: (
+        Turn(message_id="m", kind="notice", content=TEACHING, claims=CLAIMS),
+        [],
+        DIGEST,
+    ),
+    "G99": lambda: (sample_teach("m")[0], sample_teach("m")[1], Boom(sources=dict(DIGEST.sources))),
+    "F01": lambda: teach_with(
+        fact_envelope().model_copy(
+            update={"claims": [*CLAIMS, Claim(id="c4", claim="Momentum keeps a running average.")]}
+        )
+    ),
     "F02": lambda: teach_with(fact_envelope(), content=TEACHING + " One more sentence."),
-    "F03": lambda: teach_with(fact_envelope().model_copy(update={
-        "source_urls": [PRIMARY, "https://elsewhere.example/page"]})),
-    "F04": lambda: teach_with(fact_envelope().model_copy(update={
-        "reference_excerpt": "A large step size always converges faster."})),
+    "F03": lambda: teach_with(
+        fact_envelope().model_copy(
+            update={"source_urls": [PRIMARY, "https://elsewhere.example/page"]}
+        )
+    ),
+    "F04": lambda: teach_with(
+        fact_envelope().model_copy(
+            update={"reference_excerpt": "A large step size always converges faster."}
+        )
+    ),
     "F05": lambda: teach_with(fact_envelope().model_copy(update={"source_urls": []})),
-    "F06": lambda: teach_with(fact_envelope(), FactCheckVerdict(
-        claims=[ClaimVerdict(id="c1", verdict="PASS")]), verifier="model"),
-    "F07": lambda: teach_with(fact_envelope(), claims=[
-        *CLAIMS, Claim(id="c9", claim="The step size scales each move.")]),
+    "F06": lambda: teach_with(
+        fact_envelope(),
+        FactCheckVerdict(claims=[ClaimVerdict(id="c1", verdict="PASS")]),
+        verifier="model",
+    ),
+    "F07": lambda: teach_with(
+        fact_envelope(), claims=[*CLAIMS, Claim(id="c9", claim="The step size scales each move.")]
+    ),
     "F10": lambda: teach_with(
         fact_envelope(rendered=TEACHING + " Cosine similarity can exceed 1 for long vectors."),
-        content=TEACHING + " Cosine similarity can exceed 1 for long vectors."),
-    "F08": lambda: teach_with(fact_envelope(), fact_verdict(
-        c2=ClaimVerdict(id="c2", verdict="ISSUES", explanation="too strong")), cycles=1,
-        verifier="model"),
-    "F09": lambda: teach_with(fact_envelope(), fact_verdict(
-        c2=ClaimVerdict(id="c2", verdict="ISSUES", explanation="too strong")), cycles=2,
-        verifier="model"),
+        content=TEACHING + " Cosine similarity can exceed 1 for long vectors.",
+    ),
+    "F08": lambda: teach_with(
+        fact_envelope(),
+        fact_verdict(c2=ClaimVerdict(id="c2", verdict="ISSUES", explanation="too strong")),
+        cycles=1,
+        verifier="model",
+    ),
+    "F09": lambda: teach_with(
+        fact_envelope(),
+        fact_verdict(c2=ClaimVerdict(id="c2", verdict="ISSUES", explanation="too strong")),
+        cycles=2,
+        verifier="model",
+    ),
     "Q01": lambda: ask_with([*QUESTIONS[:2], LONG_KEY]),
     "Q02": lambda: (
-        Turn(message_id="m", kind="ask", content=render_questions(QUESTIONS[:2]),
-             questions=QUESTIONS[:2]),
+        Turn(
+            message_id="m",
+            kind="ask",
+            content=render_questions(QUESTIONS[:2]),
+            questions=QUESTIONS[:2],
+        ),
         [receipt("m", quiz_envelope())],
         DIGEST,
     ),
-    "Q03": lambda: ask_with(QUESTIONS, content=render_questions(QUESTIONS).replace(
-        "Warm-up", "Warmup")),
-    "Q04": lambda: ask_with(QUESTIONS, QuizAuditVerdict(verdict="ISSUES", issues=[QuizIssue(
-        id="q1", severity="medium", problem="distractor b is implausible")]), cycles=1,
-        verifier="model"),
-    "Q05": lambda: ask_with(QUESTIONS, QuizAuditVerdict(verdict="ISSUES", issues=[QuizIssue(
-        id="q1", severity="high", problem="two options are correct")]), cycles=2,
-        verifier="model"),
+    "Q03": lambda: ask_with(
+        QUESTIONS, content=render_questions(QUESTIONS).replace("Warm-up", "Warmup")
+    ),
+    "Q04": lambda: ask_with(
+        QUESTIONS,
+        QuizAuditVerdict(
+            verdict="ISSUES",
+            issues=[QuizIssue(id="q1", severity="medium", problem="distractor b is implausible")],
+        ),
+        cycles=1,
+        verifier="model",
+    ),
+    "Q05": lambda: ask_with(
+        QUESTIONS,
+        QuizAuditVerdict(
+            verdict="ISSUES",
+            issues=[QuizIssue(id="q1", severity="high", problem="two options are correct")],
+        ),
+        cycles=2,
+        verifier="model",
+    ),
     "Q06": lambda: (
         Turn(message_id="m", kind="ask", content="Ready for the checkpoint?"),
         [receipt("m", quiz_envelope())],
@@ -204,14 +268,14 @@ def test_well_formed_turns_are_emitted(kind):
 
 
 def test_a_notice_needs_no_gate():
-    out = check_turn(Turn(message_id="n", kind="notice", content="Paused at step 5/6."), [],
-                     DIGEST)
+    out = check_turn(Turn(message_id="n", kind="notice", content="Paused at step 5/6."), [], DIGEST)
     assert out == Emit(message_id="n", content="Paused at step 5/6.")
 
 
 def test_a_notice_with_a_receipt_is_the_wrong_gate():
-    out = check_turn(Turn(message_id="m", kind="notice", content="Hi"), sample_teach("m")[1],
-                     DIGEST)
+    out = check_turn(
+        Turn(message_id="m", kind="notice", content="Hi"), sample_teach("m")[1], DIGEST
+    )
     assert isinstance(out, Block) and out.code == "G03"
 
 
@@ -260,25 +324,32 @@ def test_claims_are_found_whitespace_normalised():
 def test_applied_corrections_are_emitted():
     wrong = "A large step size can overshoot the minimum and make the loss grow."
     right = "A large step size can overshoot the minimum, so the loss can grow."
-    verdict = fact_verdict(c2=ClaimVerdict(id="c2", verdict="ISSUES", explanation="hedge",
-                                           corrected_claim=right))
+    verdict = fact_verdict(
+        c2=ClaimVerdict(id="c2", verdict="ISSUES", explanation="hedge", corrected_claim=right)
+    )
     corrected = TEACHING.replace(wrong, right)
     claims = [CLAIMS[0], Claim(id="c2", claim=right), CLAIMS[2]]
-    out = check_turn(*teach_with(fact_envelope(), verdict, content=corrected, claims=claims,
-                                 verifier="model"))
+    out = check_turn(
+        *teach_with(fact_envelope(), verdict, content=corrected, claims=claims, verifier="model")
+    )
     assert isinstance(out, Emit), out
     out = check_turn(*teach_with(fact_envelope(), verdict, content=TEACHING, verifier="model"))
     assert isinstance(out, Block) and out.code == "F02"
 
 
 def test_legacy_single_source_is_grounded():
-    env = fact_envelope().model_copy(update={
-        "source_urls": [], "source_file": PRIMARY,
-        "reference_excerpt": "The step size scales that move"})
+    env = fact_envelope().model_copy(
+        update={
+            "source_urls": [],
+            "source_file": PRIMARY,
+            "reference_excerpt": "The step size scales that move",
+        }
+    )
     assert env.sources == [PRIMARY]
     assert isinstance(check_turn(*teach_with(env)), Emit)
-    env = env.model_copy(update={"source_file": None, "source_url": EXTERNAL,
-                                 "reference_excerpt": EXTERNAL_TEXT})
+    env = env.model_copy(
+        update={"source_file": None, "source_url": EXTERNAL, "reference_excerpt": EXTERNAL_TEXT}
+    )
     assert isinstance(check_turn(*teach_with(env)), Emit)
 
 
@@ -295,19 +366,24 @@ def test_excerpt_parts_and_elisions_are_each_grounded():
 
 
 def test_low_severity_issues_are_shown_as_flags():
-    verdict = QuizAuditVerdict(verdict="PASS", issues=[QuizIssue(
-        id="q2", severity="low", problem="options differ in grammar", code=None)])
+    verdict = QuizAuditVerdict(
+        verdict="PASS",
+        issues=[QuizIssue(id="q2", severity="low", problem="options differ in grammar", code=None)],
+    )
     out = check_turn(*ask_with(QUESTIONS, verdict, verifier="model"))
     assert isinstance(out, Emit) and out.flags == ["q2: options differ in grammar"]
-    numeric = QuizQuestion(id="n1", type="numeric", question="What is 2 + 2?",
-                           options=["4", "3", "5", "6"], answer=4.0)
+    numeric = QuizQuestion(
+        id="n1", type="numeric", question="What is 2 + 2?", options=["4", "3", "5", "6"], answer=4.0
+    )
     out = check_turn(*ask_with([numeric]))
     assert isinstance(out, Emit) and out.flags == ["n1: numeric options are not in order (M11)"]
 
 
 def test_issues_after_two_cycles_are_withheld_with_a_banner():
-    verdict = QuizAuditVerdict(verdict="ISSUES", issues=[QuizIssue(
-        id="q1", severity="medium", problem="stem is ambiguous")])
+    verdict = QuizAuditVerdict(
+        verdict="ISSUES",
+        issues=[QuizIssue(id="q1", severity="medium", problem="stem is ambiguous")],
+    )
     out = check_turn(*ask_with(QUESTIONS, verdict, cycles=2, verifier="model"))
     assert isinstance(out, Block)
     assert out.banner == "Withheld: these questions did not pass the quiz audit (code Q05)"
@@ -322,12 +398,18 @@ def test_mechanical_block_names_the_mcq_codes():
 
 
 def test_grades_agree_with_the_key():
-    for answer, passed in [("c", True), ("3", True), ("Warm-up", True), ("a", False),
-                           ("I don't know", False)]:
+    for answer, passed in [
+        ("c", True),
+        ("3", True),
+        ("Warm-up", True),
+        ("a", False),
+        ("I don't know", False),
+    ]:
         out = check_turn(*grade_case(answer, passed))
         assert isinstance(out, Emit), (answer, out)
-    out = check_turn(*grade_case("I don't know", True, GradeAuditVerdict(verdict="PASS"),
-                                 verifier="model"))
+    out = check_turn(
+        *grade_case("I don't know", True, GradeAuditVerdict(verdict="PASS"), verifier="model")
+    )
     assert isinstance(out, Block) and out.code == "R04"
 
 
@@ -337,11 +419,16 @@ def test_review_passes_and_rejects():
 
 def test_wrong_types_fail_closed():
     turn, receipts, _ = sample_teach("m")
-    for bad in [(turn, receipts, None), (turn, [receipts[0].model_dump()], DIGEST),
-                (turn, "receipts", DIGEST), (None, receipts, DIGEST)]:
+    for bad in [
+        (turn, receipts, None),
+        (turn, [receipts[0].model_dump()], DIGEST),
+        (turn, "receipts", DIGEST),
+        (None, receipts, DIGEST),
+    ]:
         out = check_turn(*bad)  # type: ignore[arg-type]
         assert isinstance(out, Block) and out.code == "G01"
-    broken = Turn.model_construct(message_id="m", kind="teach", content=None, claims=[],
-                                  questions=[])
+    broken = Turn.model_construct(
+        message_id="m", kind="teach", content=None, claims=[], questions=[]
+    )
     out = check_turn(broken, receipts, DIGEST)
     assert isinstance(out, Block) and out.code == "G99"

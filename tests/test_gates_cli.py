@@ -18,8 +18,13 @@ BLOCKING = {code for code, (severity, _, _) in MCQ_CODES.items() if severity != 
 
 
 def tutor(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tutor.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "tutor.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def write(path: Path, data: object) -> Path:
@@ -29,8 +34,10 @@ def write(path: Path, data: object) -> Path:
 
 def test_gate_check_passes_marks_and_blocks(tmp_path):
     fact = write(tmp_path / "fact.json", fact_envelope().model_dump(mode="json"))
-    digest = write(tmp_path / "digest.json", {"sources": [
-        {"url": k, "excerpt": v, "status": "ok"} for k, v in DIGEST.sources.items()]})
+    digest = write(
+        tmp_path / "digest.json",
+        {"sources": [{"url": k, "excerpt": v, "status": "ok"} for k, v in DIGEST.sources.items()]},
+    )
     run = tutor("gate", "check", str(fact), "--digest", str(digest), "--json", cwd=ROOT)
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
@@ -66,15 +73,22 @@ def test_gate_check_invalid_input_exits_2(tmp_path):
 
 def test_gate_check_grade_and_review(tmp_path, capsys):
     item = quiz_envelope().questions_json[1].model_dump(mode="json")
-    grade = {"gate": "grade_audit", "item": item, "learner_answer": "a",
-             "proposed_grade": {"passed": True}}
+    grade = {
+        "gate": "grade_audit",
+        "item": item,
+        "learner_answer": "a",
+        "proposed_grade": {"passed": True},
+    }
     assert main(["gate", "check", str(write(tmp_path / "g.json", grade))]) == 1
     assert "R04" in capsys.readouterr().out
     grade["proposed_grade"]["passed"] = False
     assert main(["gate", "check", str(write(tmp_path / "g.json", grade))]) == 0
     assert "result: pass" in capsys.readouterr().out
-    review = {"gate": "review", "batch_id": "b1", "writes": [{"kind": "concept", "id": "x"},
-                                                             {"id": "y"}]}
+    review = {
+        "gate": "review",
+        "batch_id": "b1",
+        "writes": [{"kind": "concept", "id": "x"}, {"id": "y"}],
+    }
     assert main(["gate", "check", str(write(tmp_path / "r.json", review)), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["code"] == "V01" and report["verdict"] == "ISSUES"
@@ -115,8 +129,12 @@ def test_quiz_audit_every_corpus_bank(corpus_root, capsys):
 
 def test_quiz_audit_malformed_items_and_bad_files(tmp_path, capsys):
     bank = [
-        {"question": "Which maps keys?", "correct": 1, "id": "ok-1",
-         "options": ["A sorted list", "A hash table", "A binary heap", "A linked list"]},
+        {
+            "question": "Which maps keys?",
+            "correct": 1,
+            "id": "ok-1",
+            "options": ["A sorted list", "A hash table", "A binary heap", "A linked list"],
+        },
         {"question": "No options"},
         "not an item",
         {"question": "Q", "options": ["a", 2, "c", "d"], "correct": 0},
@@ -125,8 +143,14 @@ def test_quiz_audit_malformed_items_and_bad_files(tmp_path, capsys):
     ]
     assert main(["quiz", "audit", str(write(tmp_path / "q.json", bank)), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
-    assert [e["codes"] for e in report["items"]] == [[], ["M00"], ["M00"], ["M00"], ["M00"],
-                                                     ["M02"]]
+    assert [e["codes"] for e in report["items"]] == [
+        [],
+        ["M00"],
+        ["M00"],
+        ["M00"],
+        ["M00"],
+        ["M02"],
+    ]
     assert report["items"][0] == {"index": 0, "id": "ok-1", "ok": True, "codes": []}
     assert report["summary"]["ok"] == 1 and report["summary"]["by_code"]["M00"] == 4
     assert main(["quiz", "audit", str(write(tmp_path / "q.json", bank))]) == 1

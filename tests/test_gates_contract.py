@@ -37,7 +37,10 @@ def test_mcq_codes_match_both_ways():
     assert set(listed) == set(MCQ_CODES)
     for code, (severity, scope, rule) in MCQ_CODES.items():
         assert (listed[code]["severity"], listed[code]["scope"], listed[code]["rule"]) == (
-            severity, scope, rule)
+            severity,
+            scope,
+            rule,
+        )
 
 
 def test_codes_used_in_code_are_defined_and_every_defined_code_is_used():

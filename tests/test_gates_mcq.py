@@ -40,14 +40,22 @@ ITEM_CASES: dict[str, tuple[QuizQuestion, QuizQuestion]] = {
     "M04": (
         mcq(
             "What does a cache do?",
-            ["Deletes files", "Keeps recent results close at hand for fast reuse", "Sorts rows",
-             "Prints logs"],
+            [
+                "Deletes files",
+                "Keeps recent results close at hand for fast reuse",
+                "Sorts rows",
+                "Prints logs",
+            ],
             1,
         ),
         mcq(
             "What does a cache do?",
-            ["Deletes stale files", "Keeps recent results", "Sorts rows by key",
-             "Prints debug logs"],
+            [
+                "Deletes stale files",
+                "Keeps recent results",
+                "Sorts rows by key",
+                "Prints debug logs",
+            ],
             1,
         ),
     ),
@@ -92,28 +100,52 @@ ITEM_CASES: dict[str, tuple[QuizQuestion, QuizQuestion]] = {
         mcq("Which is a linear structure?", ["Trees", "Graphs", "Lists", "Heaps"], 2),
     ),
     "M13": (
-        mcq("Which structure evicts the least recently used entry?",
-            ["A FIFO queue", "A stack", "An LRU cache structure", "A heap"], 2),
-        mcq("Which structure evicts the least recently used entry?",
-            ["A FIFO queue", "A stack structure", "An LRU cache", "A heap"], 2),
+        mcq(
+            "Which structure evicts the least recently used entry?",
+            ["A FIFO queue", "A stack", "An LRU cache structure", "A heap"],
+            2,
+        ),
+        mcq(
+            "Which structure evicts the least recently used entry?",
+            ["A FIFO queue", "A stack structure", "An LRU cache", "A heap"],
+            2,
+        ),
     ),
     "M14": (
-        mcq("Answer all three; reply like '1b, 2a, 3c'. Which maps keys?",
-            ["A list", "A hash table", "A queue", "A stack"], 1),
-        mcq("Answer all three with one letter each. Which maps keys?",
-            ["A list", "A hash table", "A queue", "A stack"], 1),
+        mcq(
+            "Answer all three; reply like '1b, 2a, 3c'. Which maps keys?",
+            ["A list", "A hash table", "A queue", "A stack"],
+            1,
+        ),
+        mcq(
+            "Answer all three with one letter each. Which maps keys?",
+            ["A list", "A hash table", "A queue", "A stack"],
+            1,
+        ),
     ),
     "M15": (
-        mcq("What does a cache hold?", ["Old logs", "Usually recent results", "Source code",
-                                         "User passwords"], 1),
-        mcq("What does a cache hold?", ["Usually old logs", "Usually recent results",
-                                         "Source code", "User passwords"], 1),
+        mcq(
+            "What does a cache hold?",
+            ["Old logs", "Usually recent results", "Source code", "User passwords"],
+            1,
+        ),
+        mcq(
+            "What does a cache hold?",
+            ["Usually old logs", "Usually recent results", "Source code", "User passwords"],
+            1,
+        ),
     ),
     "M16": (
-        mcq("Is a hash table the structure behind Python dicts?",
-            ["a hash table", "a b-tree", "a skip list", "a trie"], 0),
-        mcq("Which structure is behind Python dicts?",
-            ["a hash table", "a b-tree", "a skip list", "a trie"], 0),
+        mcq(
+            "Is a hash table the structure behind Python dicts?",
+            ["a hash table", "a b-tree", "a skip list", "a trie"],
+            0,
+        ),
+        mcq(
+            "Which structure is behind Python dicts?",
+            ["a hash table", "a b-tree", "a skip list", "a trie"],
+            0,
+        ),
     ),
     "M17": (
         mcq("Which maps keys to values?", ["A list", "A hash table", " ", "A stack"], 1),
@@ -166,19 +198,26 @@ def test_duplicate_ids_in_a_batch():
 
 
 def test_length_tolerance_lets_a_slightly_longer_key_pass():
-    item = mcq("What does a cache hold?",
-               ["Old server logs", "Recent results", "Program source", "User passwords!"], 1)
+    item = mcq(
+        "What does a cache hold?",
+        ["Old server logs", "Recent results", "Program source", "User passwords!"],
+        1,
+    )
     assert audit_item(item) == []
-    longer_by_little = mcq("What does a cache hold?",
-                           ["Old server logs", "Recent results.", "Program source", "User data"],
-                           1)
+    longer_by_little = mcq(
+        "What does a cache hold?",
+        ["Old server logs", "Recent results.", "Program source", "User data"],
+        1,
+    )
     assert "M04" not in codes(audit_item(longer_by_little))
 
 
 def test_code_and_numeric_options_are_exempt_from_length():
-    code = mcq("Which call clears gradients?",
-               ["opt.step()", "loss.backward()", "optimizer.zero_grad(set_to_none=True)",
-                "model.eval()"], 2)
+    code = mcq(
+        "Which call clears gradients?",
+        ["opt.step()", "loss.backward()", "optimizer.zero_grad(set_to_none=True)", "model.eval()"],
+        2,
+    )
     assert "M04" not in codes(audit_item(code))
     numbers = mcq("What is 1/3 to four places?", ["0.3333", "0.3", "0.33", "0.333"], 0)
     assert "M04" not in codes(audit_item(numbers))
@@ -188,28 +227,45 @@ def test_code_and_numeric_options_are_exempt_from_length():
 
 def test_stem_word_echo_uses_word_boundaries():
     # "data" in the stem must not match "database" in a distractor, nor "date" in the key
-    item = mcq("Which store keeps data on disk?",
-               ["A database in memory", "A file on disk", "A CPU register", "A date cache"], 1)
+    item = mcq(
+        "Which store keeps data on disk?",
+        ["A database in memory", "A file on disk", "A CPU register", "A date cache"],
+        1,
+    )
     assert "M13" in codes(audit_item(item))
-    subword = mcq("Which store keeps rows on disk?",
-                  ["A rowset in memory", "A file kept there", "A CPU register", "A cache"], 1)
+    subword = mcq(
+        "Which store keeps rows on disk?",
+        ["A rowset in memory", "A file kept there", "A CPU register", "A cache"],
+        1,
+    )
     assert "M13" not in codes(audit_item(subword))
 
 
 def test_combinations_and_negatives_are_not_overmatched():
-    item = mcq("What happens to precision and recall when the threshold drops?",
-               ["Both rise", "Recall rises, precision falls", "Precision rises, recall falls",
-                "Neither changes at all"], 1)
+    item = mcq(
+        "What happens to precision and recall when the threshold drops?",
+        [
+            "Both rise",
+            "Recall rises, precision falls",
+            "Precision rises, recall falls",
+            "Neither changes at all",
+        ],
+        1,
+    )
     assert "M12" not in codes(audit_item(item))
-    stem = mcq("What is the chance of at least one false positive in 20 tests?",
-               ["5%", "25%", "64%", "95%"], 2)
+    stem = mcq(
+        "What is the chance of at least one false positive in 20 tests?",
+        ["5%", "25%", "64%", "95%"],
+        2,
+    )
     assert "M09" not in codes(audit_item(stem))
     assert "M12" in codes(audit_item(mcq("Pick one", ["X", "Y", "Z", "Both B and C"], 0)))
 
 
 def test_numeric_and_free_recall_items_skip_option_checks():
-    numeric = QuizQuestion(id="n", type="numeric", question="How many bits in a byte?",
-                           options=["8", "4"], answer=8)
+    numeric = QuizQuestion(
+        id="n", type="numeric", question="How many bits in a byte?", options=["8", "4"], answer=8
+    )
     assert audit_item(numeric) == []
     recall = QuizQuestion(id="r", type="free_recall", question="Explain hashing in your words.")
     assert audit_item(recall) == []

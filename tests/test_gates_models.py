@@ -37,15 +37,18 @@ def test_parse_envelope_picks_the_model_by_gate():
     assert isinstance(parse_envelope(quiz_envelope().model_dump()), QuizAuditEnvelope)
 
 
-@pytest.mark.parametrize("mutate", [
-    lambda d: d | {"surprise": 1},
-    lambda d: d | {"gate": "fact-check"},
-    lambda d: {k: v for k, v in d.items() if k != "gate"},
-    lambda d: d | {"claims": []},
-    lambda d: d | {"claims": [{"id": "c1", "claim": "x"}, {"id": "c1", "claim": "y"}]},
-    lambda d: d | {"claims": [{"id": "c1", "claim": "x", "extra": True}]},
-    lambda d: d | {"source_urls": "not a list"},
-])
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda d: d | {"surprise": 1},
+        lambda d: d | {"gate": "fact-check"},
+        lambda d: {k: v for k, v in d.items() if k != "gate"},
+        lambda d: d | {"claims": []},
+        lambda d: d | {"claims": [{"id": "c1", "claim": "x"}, {"id": "c1", "claim": "y"}]},
+        lambda d: d | {"claims": [{"id": "c1", "claim": "x", "extra": True}]},
+        lambda d: d | {"source_urls": "not a list"},
+    ],
+)
 def test_invalid_envelopes_are_rejected(mutate):
     with pytest.raises(ValidationError):
         parse_envelope(mutate(fact_envelope().model_dump()))
@@ -60,9 +63,14 @@ def test_quiz_audit_never_sees_learner_answers():
 
 
 def test_legacy_sources_are_normalised():
-    env = FactCheckEnvelope(claims=[{"id": "c", "claim": "x"}], rendered_content="x",
-                            source_url="https://a.example", source_file="docs/en.md",
-                            source_urls=["https://a.example"], reference_excerpt="x")
+    env = FactCheckEnvelope(
+        claims=[{"id": "c", "claim": "x"}],
+        rendered_content="x",
+        source_url="https://a.example",
+        source_file="docs/en.md",
+        source_urls=["https://a.example"],
+        reference_excerpt="x",
+    )
     assert env.sources == ["https://a.example", "docs/en.md"]
 
 
@@ -94,10 +102,12 @@ def test_receipt_id_is_deterministic_and_binds_content():
 
 
 def test_receipt_review_writes_hash_regardless_of_key_order():
-    one = ReviewEnvelope(batch_id="b", writes=[{"kind": "concept", "id": "x", "n": {"b": 1,
-                                                                                   "a": 2}}])
-    two = ReviewEnvelope(batch_id="b", writes=[{"n": {"a": 2, "b": 1}, "id": "x",
-                                                "kind": "concept"}])
+    one = ReviewEnvelope(
+        batch_id="b", writes=[{"kind": "concept", "id": "x", "n": {"b": 1, "a": 2}}]
+    )
+    two = ReviewEnvelope(
+        batch_id="b", writes=[{"n": {"a": 2, "b": 1}, "id": "x", "kind": "concept"}]
+    )
     ra = make_receipt("m", one, verify(one), 0, "offline")
     rb = make_receipt("m", two, verify(two), 0, "offline")
     assert ra.receipt_id == rb.receipt_id
@@ -127,7 +137,15 @@ def test_offline_fact_check_passes_only_verbatim_claims():
 def test_offline_grading():
     q = QUESTIONS[1]  # key: index 2, "Warm-up"
     assert [answer_index(q, a) for a in ["c", "C)", "3", "warm-up", "idk", "e", "9", "hmm"]] == [
-        2, 2, 2, 2, -1, None, None, None]
+        2,
+        2,
+        2,
+        2,
+        -1,
+        None,
+        None,
+        None,
+    ]
     assert expected_grade(q, "c") is True and expected_grade(q, "a") is False
     assert expected_grade(q, "no idea at all") is None
     num = q.model_copy(update={"type": "numeric", "answer": 0.32, "tolerance": 0.005})
@@ -139,8 +157,10 @@ def test_offline_grading():
 
 
 def test_offline_review_checks_writes():
-    env = ReviewEnvelope(batch_id="b", writes=[{"kind": "concept", "id": "x"}, {"id": "y"},
-                                               {"kind": "concept", "id": "x"}])
+    env = ReviewEnvelope(
+        batch_id="b",
+        writes=[{"kind": "concept", "id": "x"}, {"id": "y"}, {"kind": "concept", "id": "x"}],
+    )
     verdict = verify(env)
     assert verdict.verdict == "ISSUES" and verdict.rejected == ["y", "x"]
     assert verify(ReviewEnvelope(batch_id="b", writes=[])).verdict == "PASS"
@@ -156,9 +176,15 @@ def test_unverified_verdicts_for_every_gate():
 def test_digest_from_either_shape():
     d = digest_from_data({"sources": {"a": "text A"}})
     assert d == GateDigest(sources={"a": "text A"})
-    d = digest_from_data({"synthesis": "s", "sources": [
-        {"url": "u", "excerpt": "ex", "takeaways": ["t1"], "status": "ok"},
-        {"file": "docs/en.md", "excerpt": "primary"}]})
+    d = digest_from_data(
+        {
+            "synthesis": "s",
+            "sources": [
+                {"url": "u", "excerpt": "ex", "takeaways": ["t1"], "status": "ok"},
+                {"file": "docs/en.md", "excerpt": "primary"},
+            ],
+        }
+    )
     assert d.sources == {"u": "ex\n\nt1", "docs/en.md": "primary"}
     assert d.normalised("u") == "ex t1" and d.normalised("missing") is None
     for bad in [[], {"sources": 3}, {"sources": [{"excerpt": "x"}]}, {"sources": ["x"]}]:

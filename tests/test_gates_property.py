@@ -30,21 +30,49 @@ scalars = (
     | st.booleans()
     | st.integers(min_value=-5, max_value=10)
     | st.floats(allow_nan=True, allow_infinity=True)
-    | st.sampled_from(["", " ", "c1", "q1", "PASS", "ISSUES", "UNVERIFIED", "mcq", "high",
-                       "fact_check", "quiz_audit", "grade_audit", "review", "teach", "ask",
-                       "probe", "checkpoint", "m", "Warm-up", "a", "c", "1b, 2c"])
+    | st.sampled_from(
+        [
+            "",
+            " ",
+            "c1",
+            "q1",
+            "PASS",
+            "ISSUES",
+            "UNVERIFIED",
+            "mcq",
+            "high",
+            "fact_check",
+            "quiz_audit",
+            "grade_audit",
+            "review",
+            "teach",
+            "ask",
+            "probe",
+            "checkpoint",
+            "m",
+            "Warm-up",
+            "a",
+            "c",
+            "1b, 2c",
+        ]
+    )
     | st.text(max_size=30)
 )
 scalar_text = st.sampled_from(["", " ", "\n\n", "…", "1a, 2b", "NOT", "x"]) | st.text(max_size=5)
 json_values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner,
-                                                                 max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
-KIND_FOR_GATE = {"fact_check": "teach", "quiz_audit": "ask", "grade_audit": "grade",
-                 "review": "records"}
+KIND_FOR_GATE = {
+    "fact_check": "teach",
+    "quiz_audit": "ask",
+    "grade_audit": "grade",
+    "review": "records",
+}
 BASE = {kind: make() for kind, make in ((k, lambda f=f: f("m")) for k, f in SAMPLES.items())}
 
 
@@ -97,12 +125,37 @@ def assert_outcome(out: object) -> None:
 
 
 @settings(SETTINGS, max_examples=500)
-@given(data=st.data(), gate=st.sampled_from(GATES), fields=st.dictionaries(
-    st.sampled_from(["claims", "rendered_content", "source_urls", "source_url", "source_file",
-                     "reference_excerpt", "context", "questions_json", "purpose", "concept",
-                     "bloom_levels", "source_excerpt", "item", "learner_answer",
-                     "proposed_grade", "rubric", "batch_id", "writes", "other"]),
-    json_values, max_size=8))
+@given(
+    data=st.data(),
+    gate=st.sampled_from(GATES),
+    fields=st.dictionaries(
+        st.sampled_from(
+            [
+                "claims",
+                "rendered_content",
+                "source_urls",
+                "source_url",
+                "source_file",
+                "reference_excerpt",
+                "context",
+                "questions_json",
+                "purpose",
+                "concept",
+                "bloom_levels",
+                "source_excerpt",
+                "item",
+                "learner_answer",
+                "proposed_grade",
+                "rubric",
+                "batch_id",
+                "writes",
+                "other",
+            ]
+        ),
+        json_values,
+        max_size=8,
+    ),
+)
 def test_random_envelopes(data, gate, fields):
     try:
         env = parse_envelope({"gate": gate, **fields})
@@ -112,8 +165,9 @@ def test_random_envelopes(data, gate, fields):
     assert isinstance(verdict, VERDICT_FOR_GATE[env.gate])
     try:
         receipt = make_receipt("m", env, verdict, data.draw(st.integers(0, 2)), "offline")
-        turn = Turn(message_id="m", kind=KIND_FOR_GATE[env.gate],
-                    content=data.draw(st.text(max_size=40)))
+        turn = Turn(
+            message_id="m", kind=KIND_FOR_GATE[env.gate], content=data.draw(st.text(max_size=40))
+        )
     except ValidationError:
         return
     assert_outcome(check_turn(turn, [receipt], DIGEST))

@@ -31,13 +31,24 @@ MIN_MCQ_SHARE = 0.5  # of the items `tutor items` lists, per reference lesson
 
 def tutor(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TUTOR_HOME": str(home), "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "tutor.cli", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "tutor.cli", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def as_question(item: dict) -> QuizQuestion:
-    return QuizQuestion(id=item["id"], type="mcq", question=item["question"],
-                        options=item["options"], correct_index=item["correct_index"])
+    return QuizQuestion(
+        id=item["id"],
+        type="mcq",
+        question=item["question"],
+        options=item["options"],
+        correct_index=item["correct_index"],
+    )
 
 
 def stored_receipts(home: Path) -> dict[str, tuple[str, dict]]:
@@ -47,10 +58,12 @@ def stored_receipts(home: Path) -> dict[str, tuple[str, dict]]:
 
 
 # 1. the command, as a learner would run it ---------------------------------------------------
-@pytest.mark.parametrize("curriculum,lessons", [("corpus", CORPUS_LESSONS),
-                                                ("builtin", BUILTIN_LESSONS)])
+@pytest.mark.parametrize(
+    "curriculum,lessons", [("corpus", CORPUS_LESSONS), ("builtin", BUILTIN_LESSONS)]
+)
 def test_every_listed_item_has_a_receipt_and_passes_the_mcq_rules(
-        tmp_path: Path, corpus_root: Path, curriculum: str, lessons: list[str]) -> None:
+    tmp_path: Path, corpus_root: Path, curriculum: str, lessons: list[str]
+) -> None:
     path = corpus_root if curriculum == "corpus" else builtin_course_path()
     listed = 0
     for lesson in lessons:
@@ -71,7 +84,10 @@ def test_every_listed_item_has_a_receipt_and_passes_the_mcq_rules(
             assert gate == "quiz_audit"
             audited = payload["envelope"]["questions_json"][0]
             assert (audited["question"], audited["options"], audited["correct_index"]) == (
-                item["question"], item["options"], item["correct_index"])
+                item["question"],
+                item["options"],
+                item["correct_index"],
+            )
             if item["type"] == "mcq":
                 assert len(item["options"]) == 4
                 assert 0 <= item["correct_index"] < 4
@@ -108,13 +124,27 @@ def test_untrusted_text_is_printed_inert(tmp_path: Path) -> None:
     (folder / "docs" / "en.md").write_text(
         "# First Steps\n\n**Type:** Learn\n**Prerequisites:** None\n\n## The Concept\n\n"
         "Counting things one at a time is how every tally on a page begins, slowly.\n",
-        encoding="utf-8")
-    (folder / "quiz.json").write_text(json.dumps([
-        {"stage": "pre", "question": "Which [bold]tally\x1b[31m mark stands for five?",
-         "options": ["A gate of four strokes and a bar", "A single stroke on its own",
-                     "Two strokes side by side", "A circle drawn around three"],
-         "correct": 0, "explanation": "Four strokes crossed by a fifth."},
-    ]), encoding="utf-8")
+        encoding="utf-8",
+    )
+    (folder / "quiz.json").write_text(
+        json.dumps(
+            [
+                {
+                    "stage": "pre",
+                    "question": "Which [bold]tally\x1b[31m mark stands for five?",
+                    "options": [
+                        "A gate of four strokes and a bar",
+                        "A single stroke on its own",
+                        "Two strokes side by side",
+                        "A circle drawn around three",
+                    ],
+                    "correct": 0,
+                    "explanation": "Four strokes crossed by a fifth.",
+                },
+            ]
+        ),
+        encoding="utf-8",
+    )
     run = tutor(tmp_path / "home", "items", "P1 L01", "--curriculum", str(tmp_path / "course"))
     assert run.returncode == 0, run.stderr
     assert "\x1b" not in run.stdout
@@ -126,7 +156,8 @@ STOPWORDS = frozenset(
     "a an the of to in on at by for from with and or but not no is are was were be been being "
     "it its this that these those which what who whom whose when where why how do does did "
     "has have had can could will would should may might must as if than then so such into "
-    "onto over under about you your we our they their there here".split())
+    "onto over under about you your we our they their there here".split()
+)
 
 
 def content_words(text: str) -> set[str]:
@@ -163,6 +194,7 @@ def most_overlap(stem: str, options: Sequence[str]) -> int:
 def fixed_position(k: int) -> Strategy:
     def pick(stem: str, options: Sequence[str]) -> int:
         return k
+
     return pick
 
 
@@ -170,8 +202,9 @@ def convergence(stem: str, options: Sequence[str]) -> int:
     """The option sharing the most words with the other options (distractors are often
     variations of the key)."""
     words = [content_words(o) for o in options]
-    return first_best([sum(len(w & v) for m, v in enumerate(words) if m != n)
-                       for n, w in enumerate(words)])
+    return first_best(
+        [sum(len(w & v) for m, v in enumerate(words) if m != n) for n, w in enumerate(words)]
+    )
 
 
 STRATEGIES: dict[str, Strategy] = {
@@ -187,8 +220,10 @@ STRATEGIES: dict[str, Strategy] = {
 
 
 def scores(mcqs: Sequence[tuple[str, list[str], int]]) -> dict[str, float]:
-    return {name: sum(pick(stem, options) == key for stem, options, key in mcqs) / len(mcqs)
-            for name, pick in STRATEGIES.items()}
+    return {
+        name: sum(pick(stem, options) == key for stem, options, key in mcqs) / len(mcqs)
+        for name, pick in STRATEGIES.items()
+    }
 
 
 def test_strategies_follow_their_rules() -> None:
@@ -198,9 +233,13 @@ def test_strategies_follow_their_rules() -> None:
     assert STRATEGIES["strike-the-longest"]("", options) == 3
     assert STRATEGIES["odd-one-out-by-length"]("", ["aaa", "aaa", "a", "aaaaa"]) == 2
     assert STRATEGIES["most-words"]("", ["one", "two words", "three more words", "x y z"]) == 2
-    assert STRATEGIES["most-overlap-with-stem"](
-        "Which of the layers normalises activations?",
-        ["dropout", "layers that normalise activations", "the", "normalises"]) == 1
+    assert (
+        STRATEGIES["most-overlap-with-stem"](
+            "Which of the layers normalises activations?",
+            ["dropout", "layers that normalise activations", "the", "normalises"],
+        )
+        == 1
+    )
     assert STRATEGIES["position-2"]("", options) == 2
 
 
@@ -215,8 +254,11 @@ def test_no_knowledge_strategy_beats_the_bound(tmp_path: Path, corpus_root: Path
             assert not curriculum.errors
             for lesson in curriculum.lessons:
                 report = collect(store, curriculum, lesson)
-                shown = [(i["question"], i["options"], i["correct_index"])
-                         for i in report["items"] if i["type"] == "mcq"]
+                shown = [
+                    (i["question"], i["options"], i["correct_index"])
+                    for i in report["items"]
+                    if i["type"] == "mcq"
+                ]
                 pooled += shown
                 if root == corpus_root:
                     share = len(shown) / max(1, len(report["items"]))
@@ -224,15 +266,21 @@ def test_no_knowledge_strategy_beats_the_bound(tmp_path: Path, corpus_root: Path
                 # "the slot after the last revealed key": keys are revealed when a batch ends,
                 # so every item of a batch is guessed from the previous batch's last key
                 for purpose in ("probe", "quiz"):
-                    batch = [i["correct_index"] for i in report["items"]
-                             if i["type"] == "mcq" and i["purpose"] == purpose]
+                    batch = [
+                        i["correct_index"]
+                        for i in report["items"]
+                        if i["type"] == "mcq" and i["purpose"] == purpose
+                    ]
                     if last_revealed is not None:
                         sequence_hits += sum((last_revealed + 1) % 4 == k for k in batch)
                         sequence_n += len(batch)
                     last_revealed = batch[-1] if batch else last_revealed
                 if root == corpus_root:
-                    raw += [(q.question, q.options, q.correct) for q in lesson.quiz
-                            if q.type == "mcq" and len(q.options) == 4]
+                    raw += [
+                        (q.question, q.options, q.correct)
+                        for q in lesson.quiz
+                        if q.type == "mcq" and len(q.options) == 4
+                    ]
     assert len(pooled) >= MIN_POOLED_MCQ, f"only {len(pooled)} MCQs presented"
     measured = scores(pooled)
     print(f"\npooled MCQs: {len(pooled)}")

@@ -29,8 +29,17 @@ def test_learning_system_imports_nothing_from_the_app():
 
 
 def test_gates_stay_pure():
-    banned = ("tutor.engine", "tutor.llm", "tutor.scout", "tutor.app", "tutor.clerk",
-              "learning_system.store", "sqlite3", "httpx2", "openai")
+    banned = (
+        "tutor.engine",
+        "tutor.llm",
+        "tutor.scout",
+        "tutor.app",
+        "tutor.clerk",
+        "learning_system.store",
+        "sqlite3",
+        "httpx2",
+        "openai",
+    )
     for path, names in imported_modules(ROOT / "tutor" / "gates").items():
         if path.endswith("audit.py"):  # hands receipts to a store it is given
             continue
@@ -39,8 +48,11 @@ def test_gates_stay_pure():
 
 def test_engine_does_not_import_a_front_end():
     for path, names in imported_modules(ROOT / "tutor" / "engine").items():
-        assert not [n for n in names if n.startswith(("textual", "tutor.app", "tutor.plain",
-                                                       "tutor.commands"))], path
+        assert not [
+            n
+            for n in names
+            if n.startswith(("textual", "tutor.app", "tutor.plain", "tutor.commands"))
+        ], path
 
 
 def test_the_clerk_and_the_engine_share_the_lesson_outcome_without_importing_each_other():
@@ -53,9 +65,12 @@ def test_the_clerk_and_the_engine_share_the_lesson_outcome_without_importing_eac
 
 
 def test_cold_start_of_the_cli_imports_nothing_heavy():
-    code = ("import sys; from tutor.cli import build_parser; build_parser(); "
-            "print(sorted(m for m in ('openai', 'textual', 'httpx2', 'trafilatura', 'fsrs', "
-            "'sqlite_utils') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    code = (
+        "import sys; from tutor.cli import build_parser; build_parser(); "
+        "print(sorted(m for m in ('openai', 'textual', 'httpx2', 'trafilatura', 'fsrs', "
+        "'sqlite_utils') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "[]"

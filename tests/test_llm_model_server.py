@@ -21,8 +21,9 @@ class _X(BaseModel):
 
 
 def chat(srv: ModelServer, **body) -> httpx2.Response:
-    return httpx2.post(f"{srv.base_url}/chat/completions",
-                       json={"model": "m", "messages": [], **body}, timeout=5)
+    return httpx2.post(
+        f"{srv.base_url}/chat/completions", json={"model": "m", "messages": [], **body}, timeout=5
+    )
 
 
 def test_models_are_listed_and_unknown_routes_are_404():

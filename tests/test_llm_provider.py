@@ -64,12 +64,12 @@ async def provider(srv, recorder, sleeps):
 
 
 async def ask(provider, schema=Answer):
-    return await provider.structured(skill="tutor", data={"question": "2+2?"}, schema=schema,
-                                     purpose="test")
+    return await provider.structured(
+        skill="tutor", data={"question": "2+2?"}, schema=schema, purpose="test"
+    )
 
 
-async def test_structured_call_returns_the_validated_model_and_records_it(srv, provider,
-                                                                          recorder):
+async def test_structured_call_returns_the_validated_model_and_records_it(srv, provider, recorder):
     srv.script([Reply.json(GOOD)])
     result = await ask(provider)
     assert result == Answer(**GOOD)
@@ -84,8 +84,12 @@ async def test_structured_call_returns_the_validated_model_and_records_it(srv, p
     assert payload["answer_format"] == "json"
     assert "output_schema" not in payload  # the response format carries it
     (call,) = recorder.calls
-    assert (call.outcome, call.error_kind, call.purpose, call.provider) == ("ok", None, "test",
-                                                                              "openai")
+    assert (call.outcome, call.error_kind, call.purpose, call.provider) == (
+        "ok",
+        None,
+        "test",
+        "openai",
+    )
     assert call.tokens_in > 0 and call.tokens_out > 0 and call.latency_ms > 0
     assert call.prompt is None
 
@@ -116,8 +120,9 @@ async def test_a_hang_is_not_retried_it_opens_the_breaker(srv, provider, recorde
 
 
 @pytest.mark.parametrize(("fault", "kind"), TRANSIENT)
-async def test_a_persistent_fault_is_a_typed_failure_after_the_retries(srv, provider, recorder,
-                                                                      fault, kind):
+async def test_a_persistent_fault_is_a_typed_failure_after_the_retries(
+    srv, provider, recorder, fault, kind
+):
     srv.always(fault)
     with pytest.raises(ModelFailure) as info:
         await ask(provider)
@@ -130,8 +135,9 @@ async def test_a_persistent_fault_is_a_typed_failure_after_the_retries(srv, prov
 
 
 @pytest.mark.parametrize(("fault", "kind"), TRANSIENT)
-async def test_a_passing_fault_is_retried_and_the_call_succeeds(srv, provider, recorder, fault,
-                                                                kind):
+async def test_a_passing_fault_is_retried_and_the_call_succeeds(
+    srv, provider, recorder, fault, kind
+):
     srv.script([fault, Reply.json(GOOD)])
     assert await ask(provider) == Answer(**GOOD)
     assert len(srv.chat_requests) == 2
@@ -142,8 +148,7 @@ async def test_backoff_grows_with_jitter_and_is_capped(srv, sleeps, recorder, ne
     async def fake_sleep(seconds: float) -> None:
         sleeps.append(seconds)
 
-    settings = fast_settings(srv.base_url, max_retries=4, backoff_base=0.001,
-                             backoff_max=0.004)
+    settings = fast_settings(srv.base_url, max_retries=4, backoff_base=0.001, backoff_max=0.004)
     provider = new_provider(settings, recorder, sleep=fake_sleep)
     srv.always(Reply.error(500))
     with pytest.raises(ModelFailure):
@@ -168,8 +173,9 @@ async def test_a_retry_after_longer_than_we_wait_fails_fast(srv, provider, sleep
     assert len(srv.chat_requests) == 1 and sleeps == []
 
 
-async def test_a_503_with_a_short_retry_after_waits_it_and_a_long_one_fails_fast(srv, provider,
-                                                                               sleeps):
+async def test_a_503_with_a_short_retry_after_waits_it_and_a_long_one_fails_fast(
+    srv, provider, sleeps
+):
     srv.script([Reply.error(503, retry_after=0.2), Reply.json(GOOD)])
     assert await ask(provider) == Answer(**GOOD)
     assert sleeps == [pytest.approx(0.2)]
@@ -179,8 +185,15 @@ async def test_a_503_with_a_short_retry_after_waits_it_and_a_long_one_fails_fast
     assert info.value.kind == "server_error" and len(srv.chat_requests) == 3
 
 
-@pytest.mark.parametrize("body", [b'{"choices": []}', b'{"choices": [{"message": 3}]}', b"[1]",
-                                  b'{"choices": [{"message": {"content": 5}}]}'])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"choices": []}',
+        b'{"choices": [{"message": 3}]}',
+        b"[1]",
+        b'{"choices": [{"message": {"content": 5}}]}',
+    ],
+)
 async def test_a_reply_that_is_json_but_not_a_completion_is_malformed(srv, provider, body):
     srv.always(Reply.malformed(body))
     with pytest.raises(ModelFailure) as info:
@@ -197,14 +210,16 @@ async def test_zero_retries_means_one_request(srv, recorder, new_provider):
     assert info.value.kind == "server_error" and len(srv.chat_requests) == 1
 
 
-@pytest.mark.parametrize(("reply", "kind"), [
-    pytest.param(Reply.refusal("I won't."), "refusal", id="refusal"),
-    pytest.param(Reply.length('{"answer": 4, "wh'), "length", id="length"),
-    pytest.param(Reply.error(401, "bad key"), "unavailable", id="401"),
-    pytest.param(Reply.error(404, "no such model"), "unavailable", id="404"),
-])
-async def test_refusals_cutoffs_and_rejections_fail_at_once(srv, provider, recorder, reply,
-                                                            kind):
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        pytest.param(Reply.refusal("I won't."), "refusal", id="refusal"),
+        pytest.param(Reply.length('{"answer": 4, "wh'), "length", id="length"),
+        pytest.param(Reply.error(401, "bad key"), "unavailable", id="401"),
+        pytest.param(Reply.error(404, "no such model"), "unavailable", id="404"),
+    ],
+)
+async def test_refusals_cutoffs_and_rejections_fail_at_once(srv, provider, recorder, reply, kind):
     srv.always(reply)
     with pytest.raises(ModelFailure) as info:
         await ask(provider)
@@ -213,13 +228,16 @@ async def test_refusals_cutoffs_and_rejections_fail_at_once(srv, provider, recor
     assert recorder.calls[-1].error_kind == kind
 
 
-@pytest.mark.parametrize("bad", [
-    pytest.param({**GOOD, "confidence": 0.9}, id="extra-field"),
-    pytest.param({"answer": "four", "why": "x"}, id="wrong-type"),
-    pytest.param({"result": 4}, id="wrong-schema"),
-    pytest.param("four, because two and two", id="not-json"),
-    pytest.param([GOOD], id="array"),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        pytest.param({**GOOD, "confidence": 0.9}, id="extra-field"),
+        pytest.param({"answer": "four", "why": "x"}, id="wrong-type"),
+        pytest.param({"result": 4}, id="wrong-schema"),
+        pytest.param("four, because two and two", id="not-json"),
+        pytest.param([GOOD], id="array"),
+    ],
+)
 async def test_invalid_answers_are_reasked_at_most_twice(srv, provider, recorder, bad):
     srv.always(bad)
     with pytest.raises(ModelFailure) as info:
@@ -255,7 +273,8 @@ async def test_fenced_json_from_plain_json_endpoints_is_accepted(srv, provider):
 
 
 async def test_an_endpoint_without_json_schema_gets_json_object_and_it_is_remembered(
-        recorder, new_provider):
+    recorder, new_provider
+):
     with ModelServer(reject_json_schema=True) as srv:
         provider = new_provider(fast_settings(srv.base_url), recorder)
         srv.script([GOOD, GOOD])
@@ -290,11 +309,21 @@ async def test_the_worst_case_stays_within_the_documented_bound(recorder, new_pr
         assert len(srv.chat_requests) == max_requests_per_call(2) == 6
 
 
-FAULTS = st.sampled_from([
-    Reply.error(500), Reply.error(429, retry_after="0"), Reply.reset(), Reply.malformed(),
-    Reply.refusal(), Reply.length(), Reply.error(400), Reply.json({"nope": 1}),
-    Reply.json({**GOOD, "x": 1}), Reply.text("not json"), Reply.json(GOOD),
-])
+FAULTS = st.sampled_from(
+    [
+        Reply.error(500),
+        Reply.error(429, retry_after="0"),
+        Reply.reset(),
+        Reply.malformed(),
+        Reply.refusal(),
+        Reply.length(),
+        Reply.error(400),
+        Reply.json({"nope": 1}),
+        Reply.json({**GOOD, "x": 1}),
+        Reply.text("not json"),
+        Reply.json(GOOD),
+    ]
+)
 
 
 @pytest.fixture(scope="module")
@@ -304,10 +333,10 @@ def shared_srv():
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(script=st.lists(FAULTS, max_size=8), retries=st.integers(0, 3),
-       no_json_schema=st.booleans())
+@given(script=st.lists(FAULTS, max_size=8), retries=st.integers(0, 3), no_json_schema=st.booleans())
 async def test_any_script_ends_in_a_result_or_a_typed_failure_within_the_bound(
-        shared_srv, script, retries, no_json_schema):
+    shared_srv, script, retries, no_json_schema
+):
     srv = shared_srv
     srv.clear()
     srv.reject_json_schema = no_json_schema
@@ -348,6 +377,7 @@ def test_the_provider_works_from_several_event_loops_and_threads(srv):
     recorder = MemoryRecorder()
     provider = OpenAIProvider(fast_settings(srv.base_url, timeout=5), recorder)
     srv.always(GOOD)
+
     async def one_call() -> Answer:
         try:
             return await ask(provider)

@@ -25,8 +25,12 @@ def test_the_key_never_leaves_the_authorization_header(monkeypatch, tmp_path, ca
     caplog.set_level(logging.DEBUG)
     with ModelServer(require_key=key) as srv:
         for name, value in {
-            "OPENAI_API_KEY": key, "TUTOR_BASE_URL": srv.base_url, "TUTOR_MODEL": "loopback-model",
-            "TUTOR_TIMEOUT": "0.5", "TUTOR_BACKOFF_BASE": "0.001", "TUTOR_BACKOFF_MAX": "0.002",
+            "OPENAI_API_KEY": key,
+            "TUTOR_BASE_URL": srv.base_url,
+            "TUTOR_MODEL": "loopback-model",
+            "TUTOR_TIMEOUT": "0.5",
+            "TUTOR_BACKOFF_BASE": "0.001",
+            "TUTOR_BACKOFF_MAX": "0.002",
             "TUTOR_DEBUG_PROMPTS": "true",
         }.items():
             monkeypatch.setenv(name, value)
@@ -35,24 +39,40 @@ def test_the_key_never_leaves_the_authorization_header(monkeypatch, tmp_path, ca
 
         async def session() -> list[str]:
             seen: list[str] = []
-            srv.script([
-                {"claims": [{"id": c.id, "verdict": "PASS", "explanation": "quoted",
-                             "corrected_claim": None} for c in samples.CLAIMS]},
-                Reply.error(500, f"upstream said {key}"), Reply.error(500), Reply.error(500),
-                Reply.error(401, f"Incorrect API key provided: {key}"),
-                Reply.text("a streamed answer"),
-            ])
+            srv.script(
+                [
+                    {
+                        "claims": [
+                            {
+                                "id": c.id,
+                                "verdict": "PASS",
+                                "explanation": "quoted",
+                                "corrected_claim": None,
+                            }
+                            for c in samples.CLAIMS
+                        ]
+                    },
+                    Reply.error(500, f"upstream said {key}"),
+                    Reply.error(500),
+                    Reply.error(500),
+                    Reply.error(401, f"Incorrect API key provided: {key}"),
+                    Reply.text("a streamed answer"),
+                ]
+            )
             passed = await provider.verify(samples.fact_envelope())
             failed = await provider.verify(samples.fact_envelope())
             seen += [passed.model_dump_json(), failed.model_dump_json()]
             try:
-                await provider.structured(skill="tutor", data={}, schema=type(passed),
-                                          purpose="x")
+                await provider.structured(skill="tutor", data={}, schema=type(passed), purpose="x")
             except ModelFailure as failure:
                 assert failure.kind == "unavailable" and "[redacted]" in str(failure)
                 seen.append(str(failure))
-            seen += [chunk async for chunk in provider.stream_text(
-                skill="tutor", data={"untrusted_answer": "my answer"}, purpose="teach")]
+            seen += [
+                chunk
+                async for chunk in provider.stream_text(
+                    skill="tutor", data={"untrusted_answer": "my answer"}, purpose="teach"
+                )
+            ]
             await provider.aclose()
             return seen
 
@@ -71,8 +91,13 @@ def test_the_key_never_leaves_the_authorization_header(monkeypatch, tmp_path, ca
     assert {c["outcome"] for c in calls} == {"ok", "failed"}
     out, err = capsys.readouterr()
     assert "present" in out
-    texts = {"results": "\n".join(errors), "calls": json.dumps(calls), "logs": caplog.text,
-             "stdout": out, "stderr": err}
+    texts = {
+        "results": "\n".join(errors),
+        "calls": json.dumps(calls),
+        "logs": caplog.text,
+        "stdout": out,
+        "stderr": err,
+    }
     for what, text in texts.items():
         assert key not in text, f"the key leaked into {what}"
     files = [p for p in tutor_home().rglob("*") if p.is_file()]

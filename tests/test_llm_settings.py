@@ -38,8 +38,13 @@ def test_environment_settings_are_read(monkeypatch):
     monkeypatch.setenv("TUTOR_MAX_RETRIES", "4")
     monkeypatch.setenv("TUTOR_DEBUG_PROMPTS", "true")
     settings = load_settings()
-    assert (settings.base_url, settings.model, settings.timeout, settings.max_retries,
-            settings.debug_prompts) == ("http://127.0.0.1:9/v1", "llama3", 7.5, 4, True)
+    assert (
+        settings.base_url,
+        settings.model,
+        settings.timeout,
+        settings.max_retries,
+        settings.debug_prompts,
+    ) == ("http://127.0.0.1:9/v1", "llama3", 7.5, 4, True)
     assert not settings.offline  # an endpoint without a key (Ollama) is a model
     assert isinstance(make_provider(settings), OpenAIProvider)
 
@@ -58,22 +63,30 @@ def test_the_key_variable_can_be_renamed(monkeypatch):
 
 
 def test_the_settings_file_is_read_and_the_environment_wins(monkeypatch):
-    write_settings('[model]\nbase_url = "http://localhost:11434/v1"\nmodel = "qwen"\n'
-                   "timeout = 12\n[other]\nx = 1\n")
+    write_settings(
+        '[model]\nbase_url = "http://localhost:11434/v1"\nmodel = "qwen"\n'
+        "timeout = 12\n[other]\nx = 1\n"
+    )
     settings = load_settings()
     assert (settings.base_url, settings.model, settings.timeout) == (
-        "http://localhost:11434/v1", "qwen", 12)
+        "http://localhost:11434/v1",
+        "qwen",
+        12,
+    )
     monkeypatch.setenv("TUTOR_MODEL", "mistral")
     assert load_settings().model == "mistral"
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ("[model]\ntimeout = -1\n", "timeout"),
-    ("[model]\nmodle = 'typo'\n", "modle"),
-    ("[model]\napi_key = 'sk-in-a-file'\n", "does not belong in a file"),
-    ("[model\n", "cannot read"),
-    ("model = 3\n", "must be a table"),
-])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("[model]\ntimeout = -1\n", "timeout"),
+        ("[model]\nmodle = 'typo'\n", "modle"),
+        ("[model]\napi_key = 'sk-in-a-file'\n", "does not belong in a file"),
+        ("[model\n", "cannot read"),
+        ("model = 3\n", "must be a table"),
+    ],
+)
 def test_bad_settings_are_a_learner_facing_error(text, words):
     write_settings(text)
     with pytest.raises(TutorError) as info:
@@ -91,17 +104,25 @@ def test_bad_environment_values_are_a_learner_facing_error(monkeypatch):
 def test_the_key_never_appears_in_dumps_or_reprs(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     settings = load_settings()
-    for text in (repr(settings), str(settings), settings.model_dump_json(),
-                 str(settings.model_dump()), str(settings.public_view()),
-                 repr(settings.api_key)):
+    for text in (
+        repr(settings),
+        str(settings),
+        settings.model_dump_json(),
+        str(settings.model_dump()),
+        str(settings.public_view()),
+        repr(settings.api_key),
+    ):
         assert KEY not in text
     assert settings.public_view()["api_key"] == "present"
     assert ModelSettings.model_validate(settings.model_dump()).api_key.get_secret_value() == KEY
 
 
 def test_importing_the_model_layer_does_not_import_openai():
-    code = ("import sys, tutor.llm, tutor.llm.openai_provider, tutor.llm.offline_provider, "
-            "tutor.commands.doctor; print('openai' in sys.modules, 'httpx2' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
+    code = (
+        "import sys, tutor.llm, tutor.llm.openai_provider, tutor.llm.offline_provider, "
+        "tutor.commands.doctor; print('openai' in sys.modules, 'httpx2' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out == ["False", "False"]

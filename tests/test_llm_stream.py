@@ -62,13 +62,17 @@ async def test_a_stream_that_stalls_times_out(srv, provider):
     assert chunks == ["A "]
 
 
-@pytest.mark.parametrize(("fault", "kind"), [
-    pytest.param(Reply.error(500), "server_error", id="500"),
-    pytest.param(Reply.rate_limited(0.01), "rate_limited", id="429"),
-    pytest.param(Reply.reset(), "connection", id="reset"),
-])
-async def test_faults_before_the_first_chunk_are_retried_within_the_bound(srv, provider, fault,
-                                                                         kind):
+@pytest.mark.parametrize(
+    ("fault", "kind"),
+    [
+        pytest.param(Reply.error(500), "server_error", id="500"),
+        pytest.param(Reply.rate_limited(0.01), "rate_limited", id="429"),
+        pytest.param(Reply.reset(), "connection", id="reset"),
+    ],
+)
+async def test_faults_before_the_first_chunk_are_retried_within_the_bound(
+    srv, provider, fault, kind
+):
     srv.always(fault)
     chunks, failure = await collect(provider)
     assert chunks == [] and failure is not None and failure.kind == kind
@@ -82,16 +86,20 @@ async def test_a_fault_then_a_good_stream_succeeds(srv, provider):
     assert len(srv.chat_requests) == 2
 
 
-@pytest.mark.parametrize(("reply", "kind"), [
-    pytest.param(Reply.refusal("No."), "refusal", id="refusal"),
-    pytest.param(Reply.length("cut off here"), "length", id="length"),
-    pytest.param(Reply.malformed(b'{"choices": [ {"delta"'), "malformed", id="malformed-event"),
-    pytest.param(Reply.malformed(b'{"choices": 7}'), "malformed", id="event-wrong-shape"),
-    pytest.param(Reply.malformed(b'"just a string"'), "malformed", id="event-not-an-object"),
-    pytest.param(Reply.error(401), "unavailable", id="401"),
-])
-async def test_stream_refusals_cutoffs_and_bad_events_are_typed(srv, provider, recorder, reply,
-                                                                kind):
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        pytest.param(Reply.refusal("No."), "refusal", id="refusal"),
+        pytest.param(Reply.length("cut off here"), "length", id="length"),
+        pytest.param(Reply.malformed(b'{"choices": [ {"delta"'), "malformed", id="malformed-event"),
+        pytest.param(Reply.malformed(b'{"choices": 7}'), "malformed", id="event-wrong-shape"),
+        pytest.param(Reply.malformed(b'"just a string"'), "malformed", id="event-not-an-object"),
+        pytest.param(Reply.error(401), "unavailable", id="401"),
+    ],
+)
+async def test_stream_refusals_cutoffs_and_bad_events_are_typed(
+    srv, provider, recorder, reply, kind
+):
     srv.always(reply)
     chunks, failure = await collect(provider)
     assert failure is not None and failure.kind == kind

@@ -330,8 +330,9 @@ def test_a_verifier_that_always_says_issues_gets_two_revisions_then_the_lessons_
         assert drafted["payload"]["cycles"] == 2 and drafted["outcome"] == "ISSUES"
     assert store.latest_session()["status"] == "done"  # it taught something
     # a disputed choice item asked again as free recall: that retry is a cycle, and recorded
-    retries = [r for r in store.receipts_of_session(session.id)
-               if r["message_id"].endswith(":recall")]
+    retries = [
+        r for r in store.receipts_of_session(session.id) if r["message_id"].endswith(":recall")
+    ]
     assert retries and {r["payload"]["cycles"] for r in retries} == {1}
 
 

@@ -23,8 +23,12 @@ class Learner:
         env = {**os.environ, "TUTOR_HOME": str(home), "PYTHONUNBUFFERED": "1"}
         env.pop("OPENAI_API_KEY", None)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tutor.cli", *args], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+            [sys.executable, "-m", "tutor.cli", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
         self.transcript = ""
 
     def read_prompt(self, timeout: float = 30) -> str:
@@ -175,9 +179,16 @@ def test_escape_sequences_in_shown_text_are_inert():
     from tutor.plain import PlainIO
 
     out = io.StringIO()
-    PlainIO(io.StringIO(), out).show(Prompt(
-        kind="read", message_id="m", stage="teach", title="Step \x1b]0;pwned\x07 1",
-        position="", content="red \x1b[31malert\x1b[0m and a \x1b]8;;http://x\x1b\\link"))
+    PlainIO(io.StringIO(), out).show(
+        Prompt(
+            kind="read",
+            message_id="m",
+            stage="teach",
+            title="Step \x1b]0;pwned\x07 1",
+            position="",
+            content="red \x1b[31malert\x1b[0m and a \x1b]8;;http://x\x1b\\link",
+        )
+    )
     text = out.getvalue()
     assert "\x1b" not in text and "\x07" not in text
     assert "red alert" in text and "link" in text
@@ -217,20 +228,30 @@ def test_teaching_text_is_rendered_for_a_terminal():
     from tutor.plain import PlainIO
 
     words = " ".join(["multiply-and-add"] * 30)
-    content = (f"[source: primary §The Concept]\n\n### The dot product\n\n{words}\n\n"
-               "```python\ndef dot(a, b):\n    return sum(x * y for x, y in zip(a, b))\n```\n"
-               "\n- **bold** item\n")
+    content = (
+        f"[source: primary §The Concept]\n\n### The dot product\n\n{words}\n\n"
+        "```python\ndef dot(a, b):\n    return sum(x * y for x, y in zip(a, b))\n```\n"
+        "\n- **bold** item\n"
+    )
     out = io.StringIO()
-    PlainIO(io.StringIO(), out).show(Prompt(kind="read", message_id="m", stage="teach",
-                                            title="Step 1/2 · The Concept", position="step 1/2",
-                                            content=content))
+    PlainIO(io.StringIO(), out).show(
+        Prompt(
+            kind="read",
+            message_id="m",
+            stage="teach",
+            title="Step 1/2 · The Concept",
+            position="step 1/2",
+            content=content,
+        )
+    )
     text = out.getvalue()
     lines = text.splitlines()
     assert "### The dot product" in lines
     assert all(len(line) <= 100 for line in lines)
     prose = [line for line in lines if "multiply-and-add" in line]
-    assert len(prose) > 1 and all(line.split() and set(line.split()) == {"multiply-and-add"}
-                                  for line in prose)  # wrapped at words, never inside one
+    assert len(prose) > 1 and all(
+        line.split() and set(line.split()) == {"multiply-and-add"} for line in prose
+    )  # wrapped at words, never inside one
     assert any(line.strip() == "def dot(a, b):" for line in lines)
     assert any(line.startswith("     return sum(") for line in lines)  # indentation kept
     assert "**" not in text and "```" not in text and "bold item" in text
@@ -250,9 +271,13 @@ def test_a_lesson_started_with_curriculum_is_resumed_by_the_printed_command(tmp_
     command = re.search(r"run `([^`]+)` to pick up here", tail).group(1)
     assert command == f"tutor continue --curriculum {course}"
 
-    status = subprocess.run([sys.executable, "-m", "tutor.cli", "status", "--json"],
-                            capture_output=True, text=True, check=True,
-                            env={**os.environ, "TUTOR_HOME": str(home)})
+    status = subprocess.run(
+        [sys.executable, "-m", "tutor.cli", "status", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "TUTOR_HOME": str(home)},
+    )
     data = json.loads(status.stdout)
     assert data["curriculum"] == str(course) and data["position"]["lesson"] == "P1 L01"
 
@@ -269,27 +294,38 @@ def test_references_are_read_quietly_with_one_summary_line(tmp_path):
     from tutor.testing.page_server import Page, PageServer
 
     with PageServer() as pages:
-        good = pages.route("/good", Page.html(
-            "<html><body><article><h1>Averages</h1>" + "".join(
-                f"<p>Paragraph {n}: the mean of a sample adds its values and divides by their "
-                f"count, while the median is the middle value of the sorted sample.</p>"
-                for n in range(12)) + "</article></body></html>"))
+        good = pages.route(
+            "/good",
+            Page.html(
+                "<html><body><article><h1>Averages</h1>"
+                + "".join(
+                    f"<p>Paragraph {n}: the mean of a sample adds its values and divides by their "
+                    f"count, while the median is the middle value of the sorted sample.</p>"
+                    for n in range(12)
+                )
+                + "</article></body></html>"
+            ),
+        )
         gone = [pages.route(f"/gone{n}", Page.error(404)) for n in range(3)]
-        course = write_tiny_curriculum(tmp_path / "course", [
-            ("Good", good), *[(f"Gone {n}", url) for n, url in enumerate(gone)]])
+        course = write_tiny_curriculum(
+            tmp_path / "course",
+            [("Good", good), *[(f"Gone {n}", url) for n, url in enumerate(gone)]],
+        )
         home = tmp_path / "home"
-        first = Learner(home, "continue", "--plain", "--curriculum", str(course),
-                        "--lesson", "P1 L02")
+        first = Learner(
+            home, "continue", "--plain", "--curriculum", str(course), "--lesson", "P1 L02"
+        )
         first.read_prompt()
         first.finish()
     lines = [line for line in first.stderr.splitlines() if "reference" in line]
-    assert lines == ["3 of 4 references unreachable — teaching from the lesson and 1 reference; "
-                     'details: `tutor scout "P1 L02"`'], first.stderr
+    assert lines == [
+        "3 of 4 references unreachable — teaching from the lesson and 1 reference; "
+        'details: `tutor scout "P1 L02"`'
+    ], first.stderr
     assert "gone" not in first.stderr  # no line per link
 
     (home / "settings.toml").write_text("[sources]\nfetch = false\n")
-    off = Learner(home, "continue", "--plain", "--curriculum", str(course), "--lesson",
-                  "P1 L01")
+    off = Learner(home, "continue", "--plain", "--curriculum", str(course), "--lesson", "P1 L01")
     off.read_prompt()
     off.finish()
     assert "http" not in off.stderr

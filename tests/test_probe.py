@@ -30,6 +30,7 @@ def course(tmp_path_factory):
 
 def learner(policy):
     """policy(prompt) → 'right-sure' | 'right-hunch' | 'wrong-sure' | 'idk'."""
+
     def act(p: Prompt) -> Action:
         how = policy(p) if callable(policy) else policy
         if p.kind == "read":
@@ -47,13 +48,15 @@ def learner(policy):
             if p.needs_confidence and how == "idk":
                 return Action(kind="text", value="idk")
             words = " ".join((p.item.reference if p.item else p.content).split()[:10])
-            return Action(kind="text", text=words, confidence="sure" if p.needs_confidence
-                          else None)
+            return Action(
+                kind="text", text=words, confidence="sure" if p.needs_confidence else None
+            )
         if p.kind == "yes_no":
             return Action(kind="yes_no", value="y" if how.startswith("right") else "n")
         if p.kind == "error_type":
             return Action(kind="error_type", value="1", text="did not know")
         raise AssertionError(p.kind)
+
     return act
 
 
@@ -72,8 +75,21 @@ def drive(session, policy="right-sure", until=None, limit=500) -> list[Prompt]:
 # 1. fair multiple choice without a model ---------------------------------------------------
 def test_leaky_items_are_repaired_into_fair_mcqs(course):
     lesson = course.lesson("P1 L02")
-    leaky = [q for q in lesson.quiz if mcq.blocking(mcq.audit_item(QuizQuestion(
-        id=q.id, type="mcq", question=q.question, options=q.options, correct_index=q.correct)))]
+    leaky = [
+        q
+        for q in lesson.quiz
+        if mcq.blocking(
+            mcq.audit_item(
+                QuizQuestion(
+                    id=q.id,
+                    type="mcq",
+                    question=q.question,
+                    options=q.options,
+                    correct_index=q.correct,
+                )
+            )
+        )
+    ]
     assert leaky, "the generated bank leaks its keys by length, like the real ones"
     shown = items.present(lesson.quiz, lesson, salt="s1", curriculum=course)
     mcqs = [p for p in shown if p.type == "mcq"]
@@ -94,34 +110,67 @@ def test_leaky_items_are_repaired_into_fair_mcqs(course):
 
 def test_a_borrowed_option_never_answers_the_stem():
     """Two items asking the same thing: neither lends its key to the other."""
-    def item(n, stem, key, distractors):
-        return QuizItem(index=n, id=f"x-q{n}", stage="pre", question=stem,
-                        options=[key, *distractors], correct=0, explanation=key)
 
-    same_a = item(1, "What does the damper of the kiln control in the firing chamber?",
-                  "It controls how much air leaves the firing chamber at once",
-                  ["Heat", "Clay", "Time"])
-    same_b = item(2, "What does the kiln damper control in its firing chamber?",
-                  "The amount of air let out of the firing chamber each minute",
-                  ["Fuel", "Ash", "Glaze"])
-    other = item(3, "Why is the loom's heddle lifted before each pass of the shuttle?",
-                 "It opens a gap between threads so the shuttle can pass through",
-                 ["Color", "Speed", "Noise"])
+    def item(n, stem, key, distractors):
+        return QuizItem(
+            index=n,
+            id=f"x-q{n}",
+            stage="pre",
+            question=stem,
+            options=[key, *distractors],
+            correct=0,
+            explanation=key,
+        )
+
+    same_a = item(
+        1,
+        "What does the damper of the kiln control in the firing chamber?",
+        "It controls how much air leaves the firing chamber at once",
+        ["Heat", "Clay", "Time"],
+    )
+    same_b = item(
+        2,
+        "What does the kiln damper control in its firing chamber?",
+        "The amount of air let out of the firing chamber each minute",
+        ["Fuel", "Ash", "Glaze"],
+    )
+    other = item(
+        3,
+        "Why is the loom's heddle lifted before each pass of the shuttle?",
+        "It opens a gap between threads so the shuttle can pass through",
+        ["Color", "Speed", "Noise"],
+    )
     from learning_system.curriculum import Lesson
 
-    lesson = Lesson(id="P1 L01", phase=1, number=1, slug="01-x", path=Path("."), title="X",
-                    languages=[], prerequisites=[], time_minutes=None, objectives=[],
-                    sections=[], further_reading=[], quiz=[same_a, same_b, other],
-                    doc_path=None, quiz_path=None)
+    lesson = Lesson(
+        id="P1 L01",
+        phase=1,
+        number=1,
+        slug="01-x",
+        path=Path("."),
+        title="X",
+        languages=[],
+        prerequisites=[],
+        time_minutes=None,
+        objectives=[],
+        sections=[],
+        further_reading=[],
+        quiz=[same_a, same_b, other],
+        doc_path=None,
+        quiz_path=None,
+    )
     pool = repair.donors(None, lesson)
     fixed = repair.repair(same_a, lesson, pool)
     assert fixed is None or same_b.options[0] not in fixed
 
 
 def test_no_answer_free_strategy_finds_the_keys_of_the_generated_course(course):
-    shown = [p for lesson in course.lessons
-             for p in items.present(lesson.quiz, lesson, salt=lesson.id, curriculum=course)
-             if p.type == "mcq"]
+    shown = [
+        p
+        for lesson in course.lessons
+        for p in items.present(lesson.quiz, lesson, salt=lesson.id, curriculum=course)
+        if p.type == "mcq"
+    ]
     assert len(shown) >= 40
     totals: Counter[str] = Counter()
     for p in shown:
@@ -199,24 +248,33 @@ def test_catch_up_judges_every_strand_on_its_own_answers(store, course):
     verdicts = notes[-1]["verdicts"]
     for ref in lesson.prerequisites:
         pre = course.lesson(ref)
-        own = [r for n in notes for r in n["evidence"] if r["lesson"] == pre.id
-               and r["outcome"] != "pending"]
+        own = [
+            r
+            for n in notes
+            for r in n["evidence"]
+            if r["lesson"] == pre.id and r["outcome"] != "pending"
+        ]
         assert verdicts[pre.title] == "not probed" or len(own) >= 2, (pre.title, own)
         assert verdicts[pre.title] in ("unknown", "not probed")
 
 
 def test_a_reprobe_comes_from_the_same_lesson_and_its_confidence_counts(store, course):
     session = Session.start(store, course, course.lesson("P1 L03"), offline=True)
-    seen = drive(session, policy=lambda p: "right-hunch" if "re-probe" not in p.title
-                 else "right-hunch", until=lambda p: p.stage == "plan")
+    seen = drive(
+        session,
+        policy=lambda p: "right-hunch" if "re-probe" not in p.title else "right-hunch",
+        until=lambda p: p.stage == "plan",
+    )
     probes = [p for p in seen if p.kind == "choice" and "re-probe" in p.title]
     assert probes
     verdict = [n["body"] for n in store.notes(session.id) if n["kind"] == "verdict"][-1]
     follow = [r for r in verdict["evidence"] if r["follow_up"].startswith("re-probe")]
     assert follow and all(r["lesson"] == "P1 L02" for r in follow)
     assert all(p.item.lesson_id == "P1 L02" for p in probes)
-    assert {r["follow_up"] for r in follow} <= {"re-probe: right, unsure", "re-probe: none "
-                                                "available"}
+    assert {r["follow_up"] for r in follow} <= {
+        "re-probe: right, unsure",
+        "re-probe: none available",
+    }
     assert verdict["verdict"] != "solid"  # hunches all the way down are not solid
 
 
@@ -248,12 +306,14 @@ def test_idk_makes_a_mistake_and_review_reshuffles_and_resolves_only_later(tmp_p
     review = ReviewSession(store, now=today, curriculum=course)
     p = review.prompt
     assert p.kind == "choice" and p.item.correct_index != next(
-        m["item"]["correct_index"] for m in idk if m["item"]["id"] == p.item.id)
+        m["item"]["correct_index"] for m in idk if m["item"]["id"] == p.item.id
+    )
     review.act(Action(kind="answer", value=str(p.item.correct_index), confidence="sure"))
     first_id = p.item.id
     review.close()
-    assert any(m["status"] == "open" and m["item"].get("id") == first_id
-               for m in ledger.mistakes(store))
+    assert any(
+        m["status"] == "open" and m["item"].get("id") == first_id for m in ledger.mistakes(store)
+    )
     # the next day (clock moved): right again, reshuffled, resolved
     tomorrow = today + timedelta(days=1, hours=1)
     review = ReviewSession(store, now=tomorrow, curriculum=course)
@@ -262,14 +322,14 @@ def test_idk_makes_a_mistake_and_review_reshuffles_and_resolves_only_later(tmp_p
         if p.kind == "choice":
             review.act(Action(kind="answer", value=str(p.item.correct_index), confidence="sure"))
         elif p.kind == "text":
-            review.act(Action(kind="text", text=" ".join(p.item.reference.split()[:10]),
-                              confidence="sure"))
+            review.act(
+                Action(kind="text", text=" ".join(p.item.reference.split()[:10]), confidence="sure")
+            )
         elif p.kind == "yes_no":
             review.act(Action(kind="yes_no", value="y"))
         else:
             review.act(Action(kind="next"))
-    assert not [m for m in ledger.mistakes(store, status="open")
-                if m["item"].get("id") == first_id]
+    assert not [m for m in ledger.mistakes(store, status="open") if m["item"].get("id") == first_id]
     assert shown_key is not None
     store.close()
 
@@ -278,8 +338,11 @@ def test_concept_review_asks_the_concepts_own_bank_never_its_title(tmp_path, cou
     store = Store(tmp_path / "t.db")
     lesson = course.lesson("P1 L01")
     cid = selection.concept_id(lesson)
-    ledger.upsert_concept(store, ledger.Concept(id=cid, name=lesson.title, lesson_id=lesson.id),
-                          when=datetime.now(UTC) - timedelta(days=10))
+    ledger.upsert_concept(
+        store,
+        ledger.Concept(id=cid, name=lesson.title, lesson_id=lesson.id),
+        when=datetime.now(UTC) - timedelta(days=10),
+    )
     review = ReviewSession(store, curriculum=course)
     p = review.prompt
     assert p.item is not None and p.item.id in {q.id for q in lesson.quiz}
@@ -308,16 +371,28 @@ def test_review_moves_a_concepts_status(tmp_path, course):
     lesson = course.lesson("P1 L01")
     cid = selection.concept_id(lesson)
     start = datetime.now(UTC) - timedelta(days=30)
-    ledger.upsert_concept(store, ledger.Concept(id=cid, name=lesson.title, lesson_id=lesson.id),
-                          when=start)
+    ledger.upsert_concept(
+        store, ledger.Concept(id=cid, name=lesson.title, lesson_id=lesson.id), when=start
+    )
     for n in range(3):
-        ledger.record_attempt(store, ledger.Attempt(
-            id=f"a{n}", concept_id=cid, kind="probe", outcome="correct", confidence="sure",
-            created_at=start + timedelta(days=n)))
+        ledger.record_attempt(
+            store,
+            ledger.Attempt(
+                id=f"a{n}",
+                concept_id=cid,
+                kind="probe",
+                outcome="correct",
+                confidence="sure",
+                created_at=start + timedelta(days=n),
+            ),
+        )
     review = ReviewSession(store, curriculum=course)
     p = review.prompt
-    review.act(Action(kind="answer", value=str(p.item.correct_index), confidence="sure")
-               if p.kind == "choice" else Action(kind="text", text="x", confidence="sure"))
+    review.act(
+        Action(kind="answer", value=str(p.item.correct_index), confidence="sure")
+        if p.kind == "choice"
+        else Action(kind="text", text="x", confidence="sure")
+    )
     review.close()
     assert ledger.concept_row(store, cid)["status"] == "advanced"
     store.close()
@@ -351,8 +426,9 @@ def test_a_reframe_from_the_prior_changes_the_step(store, course):
     """A concept still developing in the records: the prior says reframe, and the refresh step
     is taught from the prerequisite's worked example instead of its first section."""
     first = course.lesson("P1 L01")
-    ledger.upsert_concept(store, ledger.Concept(id=selection.concept_id(first),
-                                                name=first.title, lesson_id=first.id))
+    ledger.upsert_concept(
+        store, ledger.Concept(id=selection.concept_id(first), name=first.title, lesson_id=first.id)
+    )
     session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
     assert session.prompt.table.rows[0][2] == "reframe"
     seen = drive(session, policy="wrong-sure", until=lambda p: p.stage == "plan")

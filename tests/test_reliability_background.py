@@ -26,8 +26,9 @@ def test_closing_during_a_prefetch_keeps_the_model_call_record(tmp_path, monkeyp
 
     with ModelServer(default=held_draft) as srv:
         store = Store(tmp_path / "tutor.db")
-        settings = load_settings(base_url=srv.base_url, model="loopback-model", timeout=30,
-                                 max_retries=0, backoff_base=0)
+        settings = load_settings(
+            base_url=srv.base_url, model="loopback-model", timeout=30, max_retries=0, backoff_base=0
+        )
         drafter = Drafter(make_provider(settings, StoreRecorder(store)))
         compiled = {"excerpt": "The mean adds the values.", "sources": ["docs/en.md"]}
         drafter.prefetch("step-1", lambda: drafter.draft({"title": "Mean"}, compiled))

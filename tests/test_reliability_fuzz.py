@@ -16,22 +16,57 @@ from hypothesis import strategies as st
 from tutor.cli import main
 from tutor.gates.samples import DIGEST, SAMPLES, fact_envelope, quiz_envelope
 
-BUDGET = settings(max_examples=120, deadline=None, database=None,
-                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                         HealthCheck.function_scoped_fixture])
+BUDGET = settings(
+    max_examples=120,
+    deadline=None,
+    database=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+    ],
+)
 
 RAW = "@@RAW@@"  # a leaf replaced, after encoding, by raw JSON text no encoder would write
-RAW_FRAGMENTS = ["1" * 5000, "-" + "9" * 401, "1e999999", "[" * 3000 + "]" * 3000,
-                 '{"a":' * 2000 + "1" + "}" * 2000, "NaN", "Infinity", '"\\ud800"',
-                 '"\\udfff\\ud800x"', '"\\u001b]0;owned\\u0007"', '"\\u202e"']
-HOSTILE_TEXT = st.sampled_from([
-    "\ud800", "a\udcffb", "\x1b[31mred\x1b[0m", "\x1b]8;;http://x\x07link\x1b]8;;\x07",
-    "\u202egnp.exe", "\x9b2J", "\x00\x07\x7f", "[" * 500, "(" * 500, "#" * 300, "\n" * 50,
-    "x" * 20000, "", " ", "…", RAW,
-]) | st.text(max_size=40)
+RAW_FRAGMENTS = [
+    "1" * 5000,
+    "-" + "9" * 401,
+    "1e999999",
+    "[" * 3000 + "]" * 3000,
+    '{"a":' * 2000 + "1" + "}" * 2000,
+    "NaN",
+    "Infinity",
+    '"\\ud800"',
+    '"\\udfff\\ud800x"',
+    '"\\u001b]0;owned\\u0007"',
+    '"\\u202e"',
+]
+HOSTILE_TEXT = st.sampled_from(
+    [
+        "\ud800",
+        "a\udcffb",
+        "\x1b[31mred\x1b[0m",
+        "\x1b]8;;http://x\x07link\x1b]8;;\x07",
+        "\u202egnp.exe",
+        "\x9b2J",
+        "\x00\x07\x7f",
+        "[" * 500,
+        "(" * 500,
+        "#" * 300,
+        "\n" * 50,
+        "x" * 20000,
+        "",
+        " ",
+        "…",
+        RAW,
+    ]
+) | st.text(max_size=40)
 LEAF = HOSTILE_TEXT | st.integers(-10, 10) | st.none() | st.booleans() | st.floats()
-VALUE = st.recursive(LEAF, lambda inner: st.lists(inner, max_size=4)
-                     | st.dictionaries(HOSTILE_TEXT, inner, max_size=4), max_leaves=10)
+VALUE = st.recursive(
+    LEAF,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(HOSTILE_TEXT, inner, max_size=4),
+    max_leaves=10,
+)
 ESCAPES = ("\x1b", "\x9b", "\u202e", "\x07")
 
 
@@ -95,8 +130,12 @@ DIGEST_DATA = DIGEST.model_dump(mode="json")
 
 
 @BUDGET
-@given(data=st.data(), which=st.integers(0, len(ENVELOPES) - 1), as_json=st.booleans(),
-       with_digest=st.booleans())
+@given(
+    data=st.data(),
+    which=st.integers(0, len(ENVELOPES) - 1),
+    as_json=st.booleans(),
+    with_digest=st.booleans(),
+)
 def test_gate_check_survives_hostile_envelopes(capsys, data, which, as_json, with_digest):
     with tempfile.TemporaryDirectory() as tmp:
         envelope = write(Path(tmp) / "e.json", encode(data, mutate(data, ENVELOPES[which])))
@@ -107,9 +146,17 @@ def test_gate_check_survives_hostile_envelopes(capsys, data, which, as_json, wit
         run(capsys, *argv, *(["--json"] if as_json else []))
 
 
-BANK = [{"id": f"q{n}", "stage": stage, "question": f"Which statement about item {n} holds?",
-         "options": [f"first {n}", f"second {n}", f"third {n}", f"fourth {n}"], "correct": n % 4,
-         "explanation": "because"} for n, stage in enumerate(["pre", "pre", "check", "post"])]
+BANK = [
+    {
+        "id": f"q{n}",
+        "stage": stage,
+        "question": f"Which statement about item {n} holds?",
+        "options": [f"first {n}", f"second {n}", f"third {n}", f"fourth {n}"],
+        "correct": n % 4,
+        "explanation": "because",
+    }
+    for n, stage in enumerate(["pre", "pre", "check", "post"])
+]
 
 
 @BUDGET
@@ -121,21 +168,43 @@ def test_quiz_audit_survives_hostile_banks(capsys, data, wrapped, as_json):
         run(capsys, "quiz", "audit", str(path), *(["--json"] if as_json else []))
 
 
-DOC_LINES = st.sampled_from([
-    "# Title", "> motto", "**Type:** Build", "**Languages:** Python, and Julia",
-    "**Prerequisites:** Phase 1, Lessons 04-05", "**Time:** ~75 minutes", "## Further Reading",
-    "- [A page](https://example.org/a) - about it", "- https://example.org/b", "## The Concept",
-    "```", "### Sub", "- **What it actually means:** a meaning", "## " + " " * 3000 + "x",
-    "- [" + "[" * 3000, "**Time:** " + "9" * 500,
-]) | HOSTILE_TEXT
+DOC_LINES = (
+    st.sampled_from(
+        [
+            "# Title",
+            "> motto",
+            "**Type:** Build",
+            "**Languages:** Python, and Julia",
+            "**Prerequisites:** Phase 1, Lessons 04-05",
+            "**Time:** ~75 minutes",
+            "## Further Reading",
+            "- [A page](https://example.org/a) - about it",
+            "- https://example.org/b",
+            "## The Concept",
+            "```",
+            "### Sub",
+            "- **What it actually means:** a meaning",
+            "## " + " " * 3000 + "x",
+            "- [" + "[" * 3000,
+            "**Time:** " + "9" * 500,
+        ]
+    )
+    | HOSTILE_TEXT
+)
 
 
 @BUDGET
-@given(data=st.data(), doc=st.lists(DOC_LINES, max_size=12), readme=HOSTILE_TEXT,
-       glossary=st.lists(DOC_LINES, max_size=6), folder=st.sampled_from(
-           ["01-basics", "02-\x1b[31mred", "03-\u202eevil", "x"]), as_json=st.booleans())
-def test_curriculum_check_survives_hostile_curricula(capsys, data, doc, readme, glossary,
-                                                     folder, as_json):
+@given(
+    data=st.data(),
+    doc=st.lists(DOC_LINES, max_size=12),
+    readme=HOSTILE_TEXT,
+    glossary=st.lists(DOC_LINES, max_size=6),
+    folder=st.sampled_from(["01-basics", "02-\x1b[31mred", "03-\u202eevil", "x"]),
+    as_json=st.booleans(),
+)
+def test_curriculum_check_survives_hostile_curricula(
+    capsys, data, doc, readme, glossary, folder, as_json
+):
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         lesson = root / "phases" / "01-phase" / folder

@@ -17,8 +17,13 @@ ESCAPES = ("\x1b", "\x9b", "\u202e", "\x07")
 
 
 def tutor(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tutor.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "tutor.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def assert_one_line_refusal(result: subprocess.CompletedProcess[str], *words: str) -> None:
@@ -45,8 +50,10 @@ def test_nested_brackets_huge_numbers_and_lone_surrogates(tmp_path):
     assert result.returncode in (0, 1) and "Traceback" not in result.stderr, result.stderr
     assert "\ufffd" in json.loads(result.stdout)["claims"][0]["id"]
     bank = tmp_path / "bank.json"
-    bank.write_text('[{"id": "\\ud800", "question": "Which one?", "options": ["a", "b", "c", '
-                    '"d"], "correct": 1}]')
+    bank.write_text(
+        '[{"id": "\\ud800", "question": "Which one?", "options": ["a", "b", "c", '
+        '"d"], "correct": 1}]'
+    )
     result = tutor("quiz", "audit", str(bank), "--json", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["items"][0]["id"] == "\ufffd"
@@ -65,9 +72,16 @@ def test_special_files_and_oversized_files_are_refused_not_read(tmp_path):
 
 def test_quiz_audit_work_is_linear_when_every_item_shares_one_id(tmp_path, capsys, monkeypatch):
     n = 3000
-    bank = [{"id": "same", "stage": "pre", "question": f"Which value {i} fits here?",
-             "options": [f"alpha {i}", f"beta {i}", f"gamma {i}", f"delta {i}"], "correct": 0}
-            for i in range(n)]
+    bank = [
+        {
+            "id": "same",
+            "stage": "pre",
+            "question": f"Which value {i} fits here?",
+            "options": [f"alpha {i}", f"beta {i}", f"gamma {i}", f"delta {i}"],
+            "correct": 0,
+        }
+        for i in range(n)
+    ]
     (tmp_path / "dup.json").write_text(json.dumps(bank))
     calls = 0
     original = quiz_command._add
@@ -96,8 +110,13 @@ def test_curriculum_check_on_fifos_bracket_lines_and_huge_documents(tmp_path):
     root = tmp_path / "course"
     root.mkdir()
     os.mkfifo(root / "README.md")
-    write_lesson(root, "01-brackets", "# Brackets\n\n## Further Reading\n\n- " + "[" * 192_000
-                 + "\n- [A real one](https://example.org/x)\n")
+    write_lesson(
+        root,
+        "01-brackets",
+        "# Brackets\n\n## Further Reading\n\n- "
+        + "[" * 192_000
+        + "\n- [A real one](https://example.org/x)\n",
+    )
     huge = write_lesson(root, "02-huge", None)
     with (huge / "docs" / "en.md").open("w") as f:
         for _ in range(3 * 1024 * 1024 // 5):
@@ -108,8 +127,10 @@ def test_curriculum_check_on_fifos_bracket_lines_and_huge_documents(tmp_path):
     report = json.loads(result.stdout)
     assert report["lessons"] == 2
     messages = {(w["file"], w["message"]) for w in report["warnings"]}
-    assert ("phases/01-phase/02-huge/docs/en.md",
-            "larger than the 1024 KiB limit; only the first 1024 KiB were read") in messages
+    assert (
+        "phases/01-phase/02-huge/docs/en.md",
+        "larger than the 1024 KiB limit; only the first 1024 KiB were read",
+    ) in messages
     from learning_system.curriculum import load_curriculum
 
     lesson = load_curriculum(root).lessons[0]
@@ -121,17 +142,29 @@ def test_escapes_from_files_never_reach_the_terminal(tmp_path):
     root.mkdir()
     (root / "README.md").write_text("# Course \x1b]0;owned\x07\x1b[2J\u202eevil\n")
     lesson = write_lesson(root, "01-\x1b[31mred", "# Lesson \x1b[5mblink\n")
-    (lesson / "quiz.json").write_text(json.dumps([
-        {"id": "q\x1b[31m1", "question": "Which?", "options": ["a", "b", "c", "d"], "correct": 7}]))
+    (lesson / "quiz.json").write_text(
+        json.dumps(
+            [
+                {
+                    "id": "q\x1b[31m1",
+                    "question": "Which?",
+                    "options": ["a", "b", "c", "d"],
+                    "correct": 7,
+                }
+            ]
+        )
+    )
     envelope = fact_envelope().model_dump(mode="json")
     envelope["claims"][0]["claim"] += " \x1b]52;c;Y2xpcA==\x07"
     envelope["gate"] = "fact_check"
     (tmp_path / "e.json").write_text(json.dumps(envelope))
-    runs = [tutor("curriculum", "check", str(root), cwd=tmp_path),
-            tutor("curriculum", "check", str(root), "--json", cwd=tmp_path),
-            tutor("gate", "check", "e.json", cwd=tmp_path),
-            tutor("gate", "check", "e.json", "--json", cwd=tmp_path),
-            tutor("quiz", "audit", str(lesson / "quiz.json"), cwd=tmp_path)]
+    runs = [
+        tutor("curriculum", "check", str(root), cwd=tmp_path),
+        tutor("curriculum", "check", str(root), "--json", cwd=tmp_path),
+        tutor("gate", "check", "e.json", cwd=tmp_path),
+        tutor("gate", "check", "e.json", "--json", cwd=tmp_path),
+        tutor("quiz", "audit", str(lesson / "quiz.json"), cwd=tmp_path),
+    ]
     for result in runs:
         assert "Traceback" not in result.stderr, result.stderr
         for mark in ESCAPES:
@@ -144,8 +177,9 @@ def test_the_contract_states_the_limits_the_code_enforces():
     from learning_system import curriculum, store, text
     from tutor import inputs
 
-    contract = " ".join((Path(__file__).resolve().parents[1] / "CONTRACT.md")
-                        .read_text(encoding="utf-8").split())
+    contract = " ".join(
+        (Path(__file__).resolve().parents[1] / "CONTRACT.md").read_text(encoding="utf-8").split()
+    )
     mib = 1024 * 1024
     assert f"at most {inputs.MAX_INPUT_BYTES // mib} MiB" in contract
     assert f"nested at most {text.MAX_JSON_DEPTH} levels" in contract

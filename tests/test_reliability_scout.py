@@ -56,15 +56,31 @@ def test_address_kinds():
 
 
 def test_scout_text_output_strips_escapes_from_the_lesson(tmp_path):
-    root = write_tiny_curriculum(tmp_path / "course", [("Ref \x1b]0;owned\x07", "https://x.invalid/")])
+    root = write_tiny_curriculum(
+        tmp_path / "course", [("Ref \x1b]0;owned\x07", "https://x.invalid/")]
+    )
     doc = root / "phases" / "01-basics" / "02-averages" / "docs" / "en.md"
-    doc.write_text(doc.read_text().replace("# Averages and Spread",
-                                           "# Averages \x1b[2J\u202eand Spread"))
+    doc.write_text(
+        doc.read_text().replace("# Averages and Spread", "# Averages \x1b[2J\u202eand Spread")
+    )
     env = {**os.environ, "TUTOR_HOME": str(tmp_path / "home")}
     env.pop("OPENAI_API_KEY", None)
-    result = subprocess.run([sys.executable, "-m", "tutor.cli", "scout", "P1 L02", "--curriculum",
-                             str(root), "--offline"], capture_output=True, text=True, timeout=120,
-                            env=env)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tutor.cli",
+            "scout",
+            "P1 L02",
+            "--curriculum",
+            str(root),
+            "--offline",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr
     assert "Averages" in result.stdout
     for mark in ("\x1b", "\u202e", "\x07"):

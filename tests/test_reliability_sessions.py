@@ -18,18 +18,28 @@ from learning_system.store import Store
 BUSY = "this lesson is open in another tutor — close it or run `tutor continue --take-over`"
 
 
-def run_tutor(home, *args: str, stdin: bytes = b"", env: dict[str, str] | None = None
-              ) -> subprocess.CompletedProcess[bytes]:
+def run_tutor(
+    home, *args: str, stdin: bytes = b"", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
     full = {**os.environ, "TUTOR_HOME": str(home), **(env or {})}
     full.pop("OPENAI_API_KEY", None)
-    return subprocess.run([sys.executable, "-m", "tutor.cli", *args], input=stdin,
-                          capture_output=True, timeout=120, env=full)
+    return subprocess.run(
+        [sys.executable, "-m", "tutor.cli", *args],
+        input=stdin,
+        capture_output=True,
+        timeout=120,
+        env=full,
+    )
 
 
 def actions(home) -> list[dict]:
     with Store(home / "tutor.db") as store:
-        return [json.loads(r["payload"]) for r in store.rows(
-            "SELECT payload FROM session_events WHERE kind = 'action' ORDER BY session_id, seq")]
+        return [
+            json.loads(r["payload"])
+            for r in store.rows(
+                "SELECT payload FROM session_events WHERE kind = 'action' ORDER BY session_id, seq"
+            )
+        ]
 
 
 def saved_position(home) -> str:
@@ -85,8 +95,10 @@ def test_an_event_log_stored_with_lone_surrogates_still_resumes(tmp_path):
     with Store(tmp_path / "tutor.db") as store:
         sid = store.latest_session()["id"]
         seq = store.rows("SELECT max(seq) AS n FROM session_events")[0]["n"] + 1
-        store.execute("INSERT INTO session_events VALUES (?, ?, 'action', ?, '')",
-                      (sid, seq, '{"confidence": "sure", "kind": "text", "text": "bad \\udcff"}'))
+        store.execute(
+            "INSERT INTO session_events VALUES (?, ?, 'action', ?, '')",
+            (sid, seq, '{"confidence": "sure", "kind": "text", "text": "bad \\udcff"}'),
+        )
     again = run_tutor(tmp_path, "continue", "--plain", "--offline", stdin=b"\n")
     assert again.returncode == 0, again.stderr.decode()
     assert "Traceback" not in again.stderr.decode()
@@ -97,9 +109,11 @@ def test_a_log_that_cannot_be_replayed_starts_the_lesson_afresh_keeping_answers(
     with Store(tmp_path / "tutor.db") as store:
         sid = store.latest_session()["id"]
         attempts = store.rows("SELECT count(*) AS n FROM attempts")[0]["n"]
-        store.execute("UPDATE session_events SET payload = '{\"kind\": 7}' WHERE session_id = ? "
-                      "AND seq = (SELECT max(seq) FROM session_events WHERE kind = 'action')",
-                      (sid,))
+        store.execute(
+            "UPDATE session_events SET payload = '{\"kind\": 7}' WHERE session_id = ? "
+            "AND seq = (SELECT max(seq) FROM session_events WHERE kind = 'action')",
+            (sid,),
+        )
     again = run_tutor(tmp_path, "continue", "--plain", "--offline", stdin=b"\n")
     err = again.stderr.decode()
     assert again.returncode == 0, err
@@ -109,10 +123,13 @@ def test_a_log_that_cannot_be_replayed_starts_the_lesson_afresh_keeping_answers(
         assert store.rows("SELECT count(*) AS n FROM attempts")[0]["n"] >= attempts
 
 
-@pytest.mark.xfail(strict=False, reason="known race, open: on a fresh home the refused tutor "
-                   "sometimes waits out the store's 30 s busy wait (SQLite lock during the first "
-                   "migration / WAL switch) instead of getting the lease message; seen once in "
-                   "five CI runs")
+@pytest.mark.xfail(
+    strict=False,
+    reason="known race, open: on a fresh home the refused tutor "
+    "sometimes waits out the store's 30 s busy wait (SQLite lock during the first "
+    "migration / WAL switch) instead of getting the lease message; seen once in "
+    "five CI runs",
+)
 def test_two_tutors_on_a_fresh_home_one_teaches_the_other_is_told(tmp_path):
     for round_ in range(3):
         home = tmp_path / f"home{round_}"
@@ -175,8 +192,9 @@ def test_a_store_held_locked_by_another_program_waits_then_gives_up_in_one_line(
     other = sqlite3.connect(tmp_path / "tutor.db", isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     try:
-        result = run_tutor(tmp_path, "init", "--curriculum", str(tmp_path),
-                           env={"TUTOR_STORE_WAIT": "0.5"})
+        result = run_tutor(
+            tmp_path, "init", "--curriculum", str(tmp_path), env={"TUTOR_STORE_WAIT": "0.5"}
+        )
     finally:
         other.execute("ROLLBACK")
         other.close()

@@ -26,13 +26,22 @@ COMMANDS = [
 def run_tutor(home, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TUTOR_HOME": str(home)}
     env.pop("OPENAI_API_KEY", None)
-    return subprocess.run([sys.executable, "-m", "tutor.cli", *args], input=stdin.decode(),
-                          capture_output=True, text=True, timeout=120, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "tutor.cli", *args],
+        input=stdin.decode(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
 
 
 def fingerprint(home) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(home.iterdir()) if p.name.startswith("tutor.db") and p.is_file()}
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(home.iterdir())
+        if p.name.startswith("tutor.db") and p.is_file()
+    }
 
 
 def one_line_refusal(result: subprocess.CompletedProcess[str], *words: str) -> str:
@@ -68,7 +77,7 @@ def test_a_store_with_a_damaged_middle_is_refused_by_every_command_and_left_alon
     page = int.from_bytes(data[16:18], "big")
     assert len(data) > 8 * page
     for offset in range(3 * page, len(data) - page, page):  # header and schema page intact
-        data[offset + 8: offset + 200] = b"\xab" * 192
+        data[offset + 8 : offset + 200] = b"\xab" * 192
     path.write_bytes(bytes(data))
     before = fingerprint(used_home)
     for command in COMMANDS:
@@ -97,8 +106,10 @@ def test_a_newer_store_with_a_pending_wal_is_refused_and_not_even_checkpointed(t
 
 def test_files_that_are_not_stores_are_refused_without_blocking(tmp_path):
     cases = {
-        "loop": lambda p: (os.symlink(p.parent / "tutor.db2", p),
-                           os.symlink(p, p.parent / "tutor.db2")),
+        "loop": lambda p: (
+            os.symlink(p.parent / "tutor.db2", p),
+            os.symlink(p, p.parent / "tutor.db2"),
+        ),
         "dangling": lambda p: os.symlink(p.parent / "nowhere.db", p),
         "fifo": lambda p: os.mkfifo(p),
         "folder": lambda p: p.mkdir(),

@@ -26,8 +26,11 @@ def test_good_review_pushes_due_further_than_again():
 
 
 answers = st.lists(
-    st.tuples(st.integers(0, 400), st.sampled_from(["correct", "wrong", "idk"]),
-              st.sampled_from(["sure", "hunch", "no_idea"])),
+    st.tuples(
+        st.integers(0, 400),
+        st.sampled_from(["correct", "wrong", "idk"]),
+        st.sampled_from(["sure", "hunch", "no_idea"]),
+    ),
     max_size=30,
 )
 
@@ -50,5 +53,6 @@ def test_mastery_weights_recent_answers_more():
 def test_pending_answers_do_not_count_toward_mastery():
     now = datetime(2026, 3, 1, tzinfo=UTC)
     right = [(now, "correct", "sure")] * 3
-    assert scheduling.mastery(right + [(now, "pending", "sure")] * 5, now) == \
-        scheduling.mastery(right, now)
+    assert scheduling.mastery(right + [(now, "pending", "sure")] * 5, now) == scheduling.mastery(
+        right, now
+    )

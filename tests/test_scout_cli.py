@@ -20,11 +20,16 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def tutor(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("TUTOR_", "OPENAI_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TUTOR_", "OPENAI_"))}
     env["TUTOR_HOME"] = str(home)
-    return subprocess.run([sys.executable, "-m", "tutor.cli", *args], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "tutor.cli", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def without_time(text: str) -> dict:
@@ -62,12 +67,17 @@ def test_a_bad_lesson_or_curriculum_is_one_line_not_a_traceback(tmp_path, corpus
 
 def test_the_summary_shows_sources_and_progress_as_plain_text(tmp_path):
     with PageServer() as srv:
-        url = srv.route("/p", Page.html(
-            "<html><body><article><p>\x1b[31mThe median\x1b[0m of a sample is its middle value "
-            "once sorted, [bold]which[/bold] makes it robust to a few extreme values.</p>"
-            "</article></body></html>"))
-        root = write_tiny_curriculum(tmp_path / "course", [("Medians", url),
-                                                           ("Gone", srv.url("/gone"))])
+        url = srv.route(
+            "/p",
+            Page.html(
+                "<html><body><article><p>\x1b[31mThe median\x1b[0m of a sample is its middle value "
+                "once sorted, [bold]which[/bold] makes it robust to a few extreme values.</p>"
+                "</article></body></html>"
+            ),
+        )
+        root = write_tiny_curriculum(
+            tmp_path / "course", [("Medians", url), ("Gone", srv.url("/gone"))]
+        )
         result = tutor(tmp_path / "home", "scout", "P1 L02", "--curriculum", str(root))
     assert result.returncode == 0, result.stderr
     out = result.stdout

@@ -8,11 +8,19 @@ import pytest
 from tutor.scout.fetch import FetchLimits, fetch, fetch_all, make_client, read_local
 from tutor.testing.page_server import Page, PageServer
 
-FAST = FetchLimits(connect_timeout=1.0, read_timeout=1.0, deadline=1.0, max_bytes=2_000_000,
-                   max_redirects=5, concurrency=4)
-ARTICLE = ("<html><body><nav><a href='/'>Home</a></nav><article><p>Momentum keeps a running "
-           "velocity of past gradients, so steps along a consistent direction grow.</p>"
-           "</article></body></html>")
+FAST = FetchLimits(
+    connect_timeout=1.0,
+    read_timeout=1.0,
+    deadline=1.0,
+    max_bytes=2_000_000,
+    max_redirects=5,
+    concurrency=4,
+)
+ARTICLE = (
+    "<html><body><nav><a href='/'>Home</a></nav><article><p>Momentum keeps a running "
+    "velocity of past gradients, so steps along a consistent direction grow.</p>"
+    "</article></body></html>"
+)
 
 
 @pytest.fixture
@@ -108,8 +116,9 @@ async def test_fetch_all_keeps_order_reports_progress_and_never_raises(srv):
     urls = [srv.url("/drip"), srv.url("/a"), srv.url("/missing"), srv.url("/bin")]
     started: list[str] = []
     done: list[str] = []
-    results = await fetch_all(urls, limits=FAST, on_start=started.append,
-                              on_done=lambda r: done.append(r.url))
+    results = await fetch_all(
+        urls, limits=FAST, on_start=started.append, on_done=lambda r: done.append(r.url)
+    )
     assert [r.url for r in results] == urls
     assert [r.ok for r in results] == [False, True, False, False]
     assert sorted(started) == sorted(urls) == sorted(done)

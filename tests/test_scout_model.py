@@ -22,11 +22,15 @@ from tutor.testing.model_server import ModelServer, Reply
 from tutor.testing.page_server import Page, PageServer
 
 LIMITS = FetchLimits(connect_timeout=1.0, read_timeout=1.0, deadline=1.0)
-PAGE = ("Nesterov momentum evaluates the gradient at the look-ahead position, which corrects "
-        "the velocity before it overshoots a narrow valley.")
+PAGE = (
+    "Nesterov momentum evaluates the gradient at the look-ahead position, which corrects "
+    "the velocity before it overshoots a narrow valley."
+)
 INVENTED = "Quantum chromodynamics explains why gluons stay confined inside hadrons."
-SYNTHESIS = ("Averages and spread: the mean and median summarise a sample, the variance squares "
-             "deviations, and Nesterov momentum evaluates the gradient at a look-ahead position.")
+SYNTHESIS = (
+    "Averages and spread: the mean and median summarise a sample, the variance squares "
+    "deviations, and Nesterov momentum evaluates the gradient at a look-ahead position."
+)
 
 
 pytestmark = pytest.mark.usefixtures("isolated_model_env")
@@ -50,14 +54,19 @@ def model_reply(body: dict) -> dict:
     if payload["task"] == "summarise_source":
         text = unmark(payload["data"]["untrusted_text"])
         first = text.split("\n\n")[0] if PAGE not in text else PAGE
-        return {"takeaways": [first, INVENTED], "adds_vs_primary":
-                "nothing new" if "Averages" in text else "Nesterov look-ahead gradient"}
+        return {
+            "takeaways": [first, INVENTED],
+            "adds_vs_primary": "nothing new"
+            if "Averages" in text
+            else "Nesterov look-ahead gradient",
+        }
     return {"synthesis": SYNTHESIS}
 
 
 def setup(tmp_path: Path, pages: PageServer):
-    url = pages.route("/nesterov", Page.html(f"<html><body><article><p>{PAGE}</p>"
-                                              "</article></body></html>"))
+    url = pages.route(
+        "/nesterov", Page.html(f"<html><body><article><p>{PAGE}</p></article></body></html>")
+    )
     curriculum = load_curriculum(write_tiny_curriculum(tmp_path / "course", [("Nesterov", url)]))
     return curriculum, curriculum.lesson("P1 L02"), url
 
@@ -77,22 +86,25 @@ async def test_model_notes_are_checked_against_the_sources(tmp_path, pages, stor
     assert INVENTED not in digest.model_dump_json()
     assert digest.synthesis == SYNTHESIS
     assert digest.sources[0].adds_vs_primary == ""
-    assert {r["task"] for r in requests} == {"summarise_source", "synthesise_digest",
-                                             "verify:fact_check"}
+    assert {r["task"] for r in requests} == {
+        "summarise_source",
+        "synthesise_digest",
+        "verify:fact_check",
+    }
     assert len(recorder.calls) == len(requests) == 4
     for request in requests:
         marker = request["marker"]
         for key, value in request["data"].items():
             if key.startswith("untrusted_"):
                 assert value.startswith(f"<<<UNTRUSTED:{marker}>>>") and " " not in value
-    summarise = next(r for r in requests if r["task"] == "summarise_source"
-                     and r["data"]["source"]["url"] == url)
+    summarise = next(
+        r for r in requests if r["task"] == "summarise_source" and r["data"]["source"]["url"] == url
+    )
     assert PAGE not in json.dumps(summarise)  # only the datamarked form is sent
     assert summarise["data"]["source"]["title"] == "Nesterov"
 
 
-async def test_a_failing_model_falls_back_to_derived_notes_with_a_warning(tmp_path, pages,
-                                                                          store):
+async def test_a_failing_model_falls_back_to_derived_notes_with_a_warning(tmp_path, pages, store):
     curriculum, lesson, url = setup(tmp_path, pages)
     with ModelServer(default=Reply.error(500)) as model:
         provider = OpenAIProvider(fast_settings(model.base_url, max_retries=0))
@@ -139,9 +151,12 @@ async def test_a_synthesis_the_fact_check_disputes_is_not_printed(tmp_path, page
     def reply(body: dict) -> dict:
         payload = json.loads(body["messages"][-1]["content"])
         if payload["task"] == "verify:fact_check":
-            return {"claims": [{"id": c["id"], "verdict": "ISSUES",
-                                "explanation": "a dot product is a scalar"}
-                               for c in payload["data"]["claims"]]}
+            return {
+                "claims": [
+                    {"id": c["id"], "verdict": "ISSUES", "explanation": "a dot product is a scalar"}
+                    for c in payload["data"]["claims"]
+                ]
+            }
         answer = model_reply(body)
         return {"synthesis": wrong} if "synthesis" in answer else answer
 

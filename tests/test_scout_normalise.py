@@ -19,13 +19,17 @@ from tutor.scout.normalise import (
 )
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-PROSE = ("Gradient descent moves every weight against its gradient, scaled by the learning "
-         "rate, and repeats until the loss stops falling in any useful way.")
+PROSE = (
+    "Gradient descent moves every weight against its gradient, scaled by the learning "
+    "rate, and repeats until the loss stops falling in any useful way."
+)
 
 
 def test_terminal_sequences_are_removed_whole():
-    text = ("red \x1b[31mALERT\x1b[0m, link \x1b]8;;http://evil.example\x07click\x1b]8;;\x07, "
-            "title \x1b]0;owned\x1b\\, csi \x9b2J, bell \x07, nul \x00, bidi \u202eevil")
+    text = (
+        "red \x1b[31mALERT\x1b[0m, link \x1b]8;;http://evil.example\x07click\x1b]8;;\x07, "
+        "title \x1b]0;owned\x1b\\, csi \x9b2J, bell \x07, nul \x00, bidi \u202eevil"
+    )
     out = strip_controls(text)
     assert not CONTROL.search(out) and "\x1b" not in out
     assert "[31m" not in out and "8;;" not in out and "owned" not in out and "2J" not in out
@@ -33,8 +37,10 @@ def test_terminal_sequences_are_removed_whole():
 
 
 def test_entity_encoded_escapes_in_html_are_removed_whole():
-    html = (f"<html><body><article><p>{PROSE} &#x1b;[31mred&#27;[0m "
-            "&#x1b;]8;;http://evil.example&#7;click here&#x1b;]8;;&#7;</p></article></body></html>")
+    html = (
+        f"<html><body><article><p>{PROSE} &#x1b;[31mred&#27;[0m "
+        "&#x1b;]8;;http://evil.example&#7;click here&#x1b;]8;;&#7;</p></article></body></html>"
+    )
     out = html_to_text(html)
     assert "Gradient descent" in out and "red" in out and "click here" in out
     assert "[31m" not in out and "8;;" not in out and not CONTROL.search(out)
@@ -46,28 +52,40 @@ def test_markup_looking_text_stays_literal_and_inert():
 
 
 def test_html_keeps_the_article_and_drops_navigation():
-    html = ("<html><head><title>T</title><script>var x = 1;</script></head><body>"
-            "<nav><ul><li><a href='/'>Home</a></li><li><a href='/b'>Blog</a></li></ul></nav>"
-            f"<article><h1>Momentum</h1><p>{PROSE}</p><p>{PROSE.upper()}</p></article>"
-            "<footer>Copyright 2020</footer></body></html>")
+    html = (
+        "<html><head><title>T</title><script>var x = 1;</script></head><body>"
+        "<nav><ul><li><a href='/'>Home</a></li><li><a href='/b'>Blog</a></li></ul></nav>"
+        f"<article><h1>Momentum</h1><p>{PROSE}</p><p>{PROSE.upper()}</p></article>"
+        "<footer>Copyright 2020</footer></body></html>"
+    )
     out = body_to_text(html, "text/html")
     assert PROSE in out and "var x" not in out and "Blog" not in out
 
 
 def test_whitespace_and_unicode_are_normalised():
-    assert normalise_text("Cafe\u0301  \t au\u00a0lait\r\n\r\n\r\n\r\nnext  ") == \
-        "Caf\u00e9 au lait\n\nnext"
+    assert (
+        normalise_text("Cafe\u0301  \t au\u00a0lait\r\n\r\n\r\n\r\nnext  ")
+        == "Caf\u00e9 au lait\n\nnext"
+    )
     assert content_hash("abc") == content_hash(normalise_text("abc  ")) != content_hash("abd")
     assert content_hash("x").startswith("sha256:") and len(content_hash("x")) == 71
 
 
 def test_excerpt_is_about_500_characters_of_prose_not_headings_or_link_lists():
-    text = "\n\n".join([
-        "# Title", "Home | Blog | About", "- [Link one](http://a)\n- [Link two](http://b)",
-        "```python\nprint('code is not substance for an excerpt, however long the line is')\n```",
-        PROSE, PROSE.replace("Gradient", "Stochastic gradient"), PROSE.replace("loss", "error"),
-        PROSE.replace("weight", "parameter"), PROSE,
-    ])
+    text = "\n\n".join(
+        [
+            "# Title",
+            "Home | Blog | About",
+            "- [Link one](http://a)\n- [Link two](http://b)",
+            "```python\nprint('code is not substance for an excerpt, however long the line is')"
+            "\n```",
+            PROSE,
+            PROSE.replace("Gradient", "Stochastic gradient"),
+            PROSE.replace("loss", "error"),
+            PROSE.replace("weight", "parameter"),
+            PROSE,
+        ]
+    )
     out = excerpt(text)
     assert out.startswith("Gradient descent moves")
     assert 350 <= len(out) <= 620

@@ -18,8 +18,18 @@ def test_new_store_is_wal_and_at_current_schema(store):
     assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.schema_version == SCHEMA_VERSION
     tables = set(store.db.table_names())
-    for name in ("concepts", "attempts", "mistakes", "sessions", "session_notes", "receipts",
-                 "digests", "model_calls", "sources", "session_events"):
+    for name in (
+        "concepts",
+        "attempts",
+        "mistakes",
+        "sessions",
+        "session_notes",
+        "receipts",
+        "digests",
+        "model_calls",
+        "sources",
+        "session_events",
+    ):
         assert name in tables
 
 
@@ -49,8 +59,9 @@ def test_corrupt_store_gives_clear_error_and_is_left_alone(tmp_path):
 def test_reopen_keeps_data_and_does_not_migrate_again(tmp_path):
     path = tmp_path / "tutor.db"
     with Store(path) as s:
-        ledger.record_attempt(s, Attempt(id="a1", kind="probe", outcome="correct",
-                                         confidence="sure"))
+        ledger.record_attempt(
+            s, Attempt(id="a1", kind="probe", outcome="correct", confidence="sure")
+        )
     with Store(path) as s:
         assert [a["id"] for a in ledger.attempts(s)] == ["a1"]
         assert s.schema_version == SCHEMA_VERSION
@@ -85,8 +96,9 @@ WRITER = textwrap.dedent("""
 def test_sigkill_loses_no_returned_attempt_and_retry_adds_nothing(tmp_path):
     path = tmp_path / "tutor.db"
     Store(path).close()
-    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True
+    )
     acknowledged = []
     deadline = time.monotonic() + 30
     while len(acknowledged) < 200 and time.monotonic() < deadline:
@@ -106,7 +118,8 @@ def test_sigkill_loses_no_returned_attempt_and_retry_adds_nothing(tmp_path):
         count = len(ids)
         for att_id in acknowledged[:50]:
             assert not ledger.record_attempt(
-                s, Attempt(id=att_id, kind="probe", outcome="correct", confidence="sure"))
+                s, Attempt(id=att_id, kind="probe", outcome="correct", confidence="sure")
+            )
         assert s.execute("SELECT count(*) FROM attempts").fetchone()[0] == count
 
 
@@ -115,13 +128,20 @@ def test_due_queue_puts_mistakes_first_and_early_retests_at_front(store):
     earlier = now - timedelta(days=5)
     ledger.upsert_concept(store, Concept(id="c-old", name="old", type="memory"), when=earlier)
     ledger.upsert_concept(store, Concept(id="c-new", name="new", type="design"), when=now)
-    ledger.record_mistake(store, Mistake(id="m1", attempt_id="a1", concept_id="c-new"),
-                          when=now - timedelta(hours=2))
-    ledger.record_mistake(store, Mistake(id="m2", attempt_id="a2", concept_id="c-old",
-                                         retest_early=True), when=now - timedelta(hours=1))
+    ledger.record_mistake(
+        store, Mistake(id="m1", attempt_id="a1", concept_id="c-new"), when=now - timedelta(hours=2)
+    )
+    ledger.record_mistake(
+        store,
+        Mistake(id="m2", attempt_id="a2", concept_id="c-old", retest_early=True),
+        when=now - timedelta(hours=1),
+    )
     queue = ledger.due_queue(store, now)
-    assert [(d.kind, d.id) for d in queue] == [("mistake", "m2"), ("mistake", "m1"),
-                                               ("concept", "c-old")]
+    assert [(d.kind, d.id) for d in queue] == [
+        ("mistake", "m2"),
+        ("mistake", "m1"),
+        ("concept", "c-old"),
+    ]
     assert ledger.due_counts(store, now) == {"mistakes": 2, "concepts": 1}
 
 
@@ -141,16 +161,32 @@ def test_review_concept_moves_schedule_and_mastery(store):
     ledger.upsert_concept(store, Concept(id="c", name="chain rule"), when=now)
     for i in range(3):
         when = now + timedelta(days=i)
-        ledger.record_attempt(store, Attempt(id=f"r{i}", kind="review", concept_id="c",
-                                             outcome="correct", confidence="sure",
-                                             created_at=when))
+        ledger.record_attempt(
+            store,
+            Attempt(
+                id=f"r{i}",
+                kind="review",
+                concept_id="c",
+                outcome="correct",
+                confidence="sure",
+                created_at=when,
+            ),
+        )
         row = ledger.review_concept(store, "c", "correct", "sure", when)
     assert row["interval_index"] == 3
     assert 0.0 < row["mastery"] <= 0.80
     assert row["next_review"] > (now + timedelta(days=2)).isoformat()
-    ledger.record_attempt(store, Attempt(id="bad", kind="review", concept_id="c",
-                                         outcome="wrong", confidence="sure",
-                                         created_at=now + timedelta(days=3)))
+    ledger.record_attempt(
+        store,
+        Attempt(
+            id="bad",
+            kind="review",
+            concept_id="c",
+            outcome="wrong",
+            confidence="sure",
+            created_at=now + timedelta(days=3),
+        ),
+    )
     lapsed = ledger.review_concept(store, "c", "wrong", "sure", now + timedelta(days=3))
     assert lapsed["interval_index"] == 0
     assert lapsed["mastery"] < row["mastery"]
@@ -173,8 +209,9 @@ def test_events_are_append_once(store):
 
 
 def test_a_pending_answer_is_graded_once_and_ignored_by_mastery(store):
-    ledger.record_attempt(store, Attempt(id="p", kind="probe", outcome="pending",
-                                         confidence="sure", answer="because"))
+    ledger.record_attempt(
+        store, Attempt(id="p", kind="probe", outcome="pending", confidence="sure", answer="because")
+    )
     assert ledger.grade_attempt(store, "p", "wrong") is True
     assert ledger.grade_attempt(store, "p", "correct") is False
     assert [a["outcome"] for a in ledger.attempts(store)] == ["wrong"]
@@ -195,20 +232,28 @@ def test_a_v1_store_migrates_to_the_due_queue_index_and_reopens_without_sqlite_u
             "retest_early = 1 AND next_review <= '9' ORDER BY next_review, id LIMIT 50"
         ).fetchall()
         assert "INDEX idx_mistakes_due" in str(plan) and "TEMP B-TREE" not in str(plan)
-    code = ("import sys; from learning_system.store import Store; "
-            f"Store({str(path)!r}).close(); print('sqlite_utils' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    code = (
+        "import sys; from learning_system.store import Store; "
+        f"Store({str(path)!r}).close(); print('sqlite_utils' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "False"
 
 
 def test_due_queue_order_holds_across_early_retests(store):
     now = datetime.now(UTC)
     for n, (early, hours) in enumerate([(0, 5), (1, 1), (0, 9), (1, 7)]):
-        ledger.record_mistake(store, Mistake(id=f"m{n}", attempt_id=f"a{n}", concept_id="c",
-                                             retest_early=bool(early)),
-                              when=now - timedelta(hours=hours))
+        ledger.record_mistake(
+            store,
+            Mistake(id=f"m{n}", attempt_id=f"a{n}", concept_id="c", retest_early=bool(early)),
+            when=now - timedelta(hours=hours),
+        )
     ids = [d.id for d in ledger.due_queue(store, now + timedelta(seconds=1))]
     assert ids == ["m3", "m1", "m2", "m0"]
-    assert [d.id for d in ledger.due_queue(store, now + timedelta(seconds=1), limit=3)] == \
-        ["m3", "m1", "m2"]
+    assert [d.id for d in ledger.due_queue(store, now + timedelta(seconds=1), limit=3)] == [
+        "m3",
+        "m1",
+        "m2",
+    ]

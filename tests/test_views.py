@@ -25,8 +25,13 @@ from tutor.clerk.ingest import ingest
 from tutor.cli import main
 
 LATER = datetime(2025, 3, 5, 9, 0, tzinfo=UTC)
-VIEW_FILES = ["README.md", "active-concepts.md", "learning-records.md", "mistakes.md",
-              "session-notes.md"]
+VIEW_FILES = [
+    "README.md",
+    "active-concepts.md",
+    "learning-records.md",
+    "mistakes.md",
+    "session-notes.md",
+]
 HOSTILE = (
     "# Injected heading\n"
     "```\n"
@@ -44,8 +49,9 @@ HOSTILE = (
 
 
 def files_of(out) -> dict[str, bytes]:
-    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
-            if p.is_file()}
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()
+    }
 
 
 def tokens(text: str) -> list:
@@ -59,8 +65,9 @@ def tokens(text: str) -> list:
 
 def structure(text: str) -> list[str]:
     """The markdown structure of a file: its token types, text runs and line breaks aside."""
-    return [f"{t.type}:{t.tag}" for t in tokens(text)
-            if t.type not in ("text", "softbreak", "inline")]
+    return [
+        f"{t.type}:{t.tag}" for t in tokens(text) if t.type not in ("text", "softbreak", "inline")
+    ]
 
 
 @pytest.fixture
@@ -75,8 +82,14 @@ def test_views_show_every_record(ingested, tmp_path):
     out = tmp_path / "views"
     paths = write_views(store, out)
     names = [p.relative_to(out).as_posix() for p in paths]
-    assert names == sorted([*VIEW_FILES, "knowledge/p1l01-dot-product.md",
-                            "knowledge/p1l01-notation.md", "knowledge/p1l01-vector-norm.md"])
+    assert names == sorted(
+        [
+            *VIEW_FILES,
+            "knowledge/p1l01-dot-product.md",
+            "knowledge/p1l01-notation.md",
+            "knowledge/p1l01-vector-norm.md",
+        ]
+    )
 
     concepts = (out / "active-concepts.md").read_text()
     dot = ledger.concept_row(store, "p1l01-dot-product")
@@ -151,11 +164,18 @@ def test_an_empty_store_renders_plain_placeholders(tmp_path):
 def _views_with(store, pending, text, out):
     ledger.attribute_mistake(store, "m1", "structural", text)
     store.add_note("s1:hostile", "s1", "answer", {"text": text})
-    steps = [pending.taught[0].model_copy(update={"content": text, "title": text}),
-             pending.taught[1]]
-    changed = pending.model_copy(update={
-        "taught": steps, "plan": [text], "glossary": {"norm": text}, "lesson_title": text,
-    })
+    steps = [
+        pending.taught[0].model_copy(update={"content": text, "title": text}),
+        pending.taught[1],
+    ]
+    changed = pending.model_copy(
+        update={
+            "taught": steps,
+            "plan": [text],
+            "glossary": {"norm": text},
+            "lesson_title": text,
+        }
+    )
     assert ingest(store, changed, now=LATER).status == "accepted"
     write_views(store, out)
     return {rel: data.decode("utf-8") for rel, data in files_of(out).items()}
@@ -179,8 +199,11 @@ def test_hostile_text_is_inert_in_every_view(lesson_outcome, tmp_path):
     page = hostile["knowledge/p1l01-vector-norm.md"]
     found = tokens(page)
     assert not [t for t in found if t.type.startswith("html")]  # no raw HTML at all
-    assert all(not (t.attrs.get("href") or "").startswith("javascript")
-               for t in found if t.type == "link_open")
+    assert all(
+        not (t.attrs.get("href") or "").startswith("javascript")
+        for t in found
+        if t.type == "link_open"
+    )
     # the hostile text opened a fence: its HTML is shown as code, and the fence is closed
     assert any("<script>alert(1)</script>" in t.content for t in found if t.type == "fence")
     assert "owned title" not in page and "2J" not in page and "red" in page  # sequences gone
@@ -192,9 +215,11 @@ def test_hostile_text_is_inert_in_every_view(lesson_outcome, tmp_path):
 
 
 def test_knowledge_pages_keep_the_lessons_markdown_and_code():
-    taught = ("# The dot product\n\nMultiply **pairwise**, then add: `a < b` stays.\n\n"
-              "- one\n- two\n\n```python\ndef dot(a, b):\n    return sum(x * y for x, y in "
-              "zip(a, b))\n```\n\n    if a < b and c & d:\n        pass\n")
+    taught = (
+        "# The dot product\n\nMultiply **pairwise**, then add: `a < b` stays.\n\n"
+        "- one\n- two\n\n```python\ndef dot(a, b):\n    return sum(x * y for x, y in "
+        "zip(a, b))\n```\n\n    if a < b and c & d:\n        pass\n"
+    )
     page = md_document(taught)
     assert page.startswith("### The dot product\n")
     assert "Multiply **pairwise**" in page and "`a < b`" in page and "- one\n- two" in page

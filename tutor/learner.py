@@ -31,8 +31,11 @@ def open_store() -> Store:
     if not 0 <= wait <= 3600:
         raise TutorError(f"{STORE_WAIT_ENV}={raw!r} is not a number of seconds from 0 to 3600")
     try:
-        return Store(store_path(), wait=wait,
-                     notify=lambda message: print(f"tutor: {message}", file=sys.stderr))
+        return Store(
+            store_path(),
+            wait=wait,
+            notify=lambda message: print(f"tutor: {message}", file=sys.stderr),
+        )
     except StoreError as exc:
         raise TutorError(str(exc)) from None
 
@@ -45,8 +48,9 @@ def curriculum_path(store: Store, override: str | Path | None = None) -> Path:
     return Path(chosen) if chosen else builtin_course_path()
 
 
-def continue_path(store: Store, override: str | Path | None = None,
-                  lesson_ref: str | None = None) -> Path:
+def continue_path(
+    store: Store, override: str | Path | None = None, lesson_ref: str | None = None
+) -> Path:
     """The curriculum `tutor continue` opens: the command's --curriculum; else, when no lesson
     is asked for, the curriculum of the latest unfinished session (whichever curriculum it was
     started with, so a lesson begun with --curriculum is never stranded); else the chosen one."""

@@ -39,8 +39,16 @@ def render_markdown(text: str, width: int) -> str:
         elements = {**Markdown.elements, "heading_open": _Heading}
 
     buf = io.StringIO()
-    console = Console(file=buf, width=width, color_system=None, force_terminal=False,
-                      no_color=True, highlight=False, emoji=False, markup=False)
+    console = Console(
+        file=buf,
+        width=width,
+        color_system=None,
+        force_terminal=False,
+        no_color=True,
+        highlight=False,
+        emoji=False,
+        markup=False,
+    )
     console.print(_Markdown(strip_terminal(text), hyperlinks=False))
     return "\n".join(line.rstrip() for line in buf.getvalue().strip("\n").split("\n"))
 
@@ -56,8 +64,14 @@ def wrap_lines(text: str, width: int) -> str:
             out.append(line)
             continue
         lead = line[: len(line) - len(line.lstrip())]
-        out += textwrap.wrap(line, width, initial_indent="", subsequent_indent=lead + "  ",
-                             break_long_words=False, break_on_hyphens=False) or [line]
+        out += textwrap.wrap(
+            line,
+            width,
+            initial_indent="",
+            subsequent_indent=lead + "  ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        ) or [line]
     return "\n".join(out)
 
 
@@ -73,8 +87,12 @@ class PlainIO:
         self.stdout = stdout or sys.stdout
         self.count = 0
         # line editing and history when a person types at a terminal
-        self.editing = self.stdin is sys.stdin and self.stdout is sys.stdout and \
-            _isatty(self.stdin) and _isatty(self.stdout)
+        self.editing = (
+            self.stdin is sys.stdin
+            and self.stdout is sys.stdout
+            and _isatty(self.stdin)
+            and _isatty(self.stdout)
+        )
         if self.editing:
             try:
                 import readline  # noqa: F401  (input() gains editing and history)
@@ -111,10 +129,15 @@ class PlainIO:
     def show(self, prompt: Prompt) -> None:
         self.count += 1
         self.say()
-        self.say(f"[{self.count}] {prompt.title}" + (
-            f"  ({prompt.position})" if prompt.position
-            and prompt.position.split(" · ")[-1].lower() not in prompt.title.lower()
-            else ""))
+        self.say(
+            f"[{self.count}] {prompt.title}"
+            + (
+                f"  ({prompt.position})"
+                if prompt.position
+                and prompt.position.split(" · ")[-1].lower() not in prompt.title.lower()
+                else ""
+            )
+        )
         if prompt.banner:
             self.say(f"!! {prompt.banner}")
         item = prompt.item
@@ -125,8 +148,7 @@ class PlainIO:
             if item.type == "mcq":
                 self.say("  0/x  I don't know")
             elif item.type == "numeric":
-                self.say("  Work it on paper; reply with the final number only (x: I don't "
-                         "know).")
+                self.say("  Work it on paper; reply with the final number only (x: I don't know).")
             else:
                 self.say("  Answer in your own words (x: I don't know).")
         elif prompt.content and prompt.stage == "teach" and prompt.kind == "read":
@@ -139,9 +161,11 @@ class PlainIO:
         if prompt.sources:
             self.say("sources: " + " · ".join(prompt.sources))
         if prompt.unverified:
-            self.say(f"!! UNVERIFIED: {len(prompt.unverified)} part(s) of this screen were not "
-                     "checked by a verifier (none is configured, it failed, or the grade is your "
-                     "own); treat them with care.")
+            self.say(
+                f"!! UNVERIFIED: {len(prompt.unverified)} part(s) of this screen were not "
+                "checked by a verifier (none is configured, it failed, or the grade is your "
+                "own); treat them with care."
+            )
         for flag in prompt.flags:
             self.say(f"!! flag: {flag}")
 
@@ -155,13 +179,19 @@ class PlainIO:
 
 def _label(prompt: Prompt) -> str:
     if prompt.kind == "read":
-        return ("enter next · k skip · p pause · ? help > " if prompt.stage == "teach"
-                else "enter next · p pause · ? help > ")
+        return (
+            "enter next · k skip · p pause · ? help > "
+            if prompt.stage == "teach"
+            else "enter next · p pause · ? help > "
+        )
     if prompt.kind in ("choice", "numeric"):
         return "answer > "
     if prompt.kind == "text":
-        return ("your answer (x: I don't know · /p pause) > " if prompt.needs_confidence
-                else "your answer (/p pause) > ")
+        return (
+            "your answer (x: I don't know · /p pause) > "
+            if prompt.needs_confidence
+            else "your answer (/p pause) > "
+        )
     if prompt.kind == "yes_no":
         return "y / n > "
     if prompt.kind == "error_type":
@@ -176,8 +206,12 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
-def read_action(io: PlainIO, prompt: Prompt, hold: Callable[[Action], None] | None = None,
-                held: Action | None = None) -> Action:
+def read_action(
+    io: PlainIO,
+    prompt: Prompt,
+    hold: Callable[[Action], None] | None = None,
+    held: Action | None = None,
+) -> Action:
     """Ask until the learner gives an action that fits this prompt. Raises Paused.
 
     Typed text that still needs its confidence tag is handed to `hold` (saved at once) before
@@ -186,10 +220,12 @@ def read_action(io: PlainIO, prompt: Prompt, hold: Callable[[Action], None] | No
         try:
             if held is not None:
                 io.say(f"Your answer, saved before the pause: {held.text}")
-                raw = io.ask("confidence for it (s sure, h hunch, n no idea), or a new answer"
-                             " > ")
-                parsed = (parse.with_confidence(held, raw) if parse.confidence_of(raw)
-                          else parse.parse(prompt, raw))
+                raw = io.ask("confidence for it (s sure, h hunch, n no idea), or a new answer > ")
+                parsed = (
+                    parse.with_confidence(held, raw)
+                    if parse.confidence_of(raw)
+                    else parse.parse(prompt, raw)
+                )
                 held = None
             else:
                 parsed = parse.parse(prompt, io.ask(_label(prompt)))
@@ -198,19 +234,26 @@ def read_action(io: PlainIO, prompt: Prompt, hold: Callable[[Action], None] | No
                     raise Paused
                 io.help(prompt)
                 continue
-            if hold is not None and parsed.kind == "text" and parse.wants_confidence(
-                    prompt, parsed):
+            if (
+                hold is not None
+                and parsed.kind == "text"
+                and parse.wants_confidence(prompt, parsed)
+            ):
                 hold(parsed)  # the typed text is in the store before the tag is asked for
             while parse.wants_confidence(prompt, parsed):
                 try:
                     parsed = parse.with_confidence(
-                        parsed, io.ask("confidence (s sure, h hunch, n no idea): "))
+                        parsed, io.ask("confidence (s sure, h hunch, n no idea): ")
+                    )
                 except InvalidAction as exc:
                     io.say(f"  {exc}")
             while parsed.kind == "error_type" and not parsed.text:
                 try:
-                    parsed = parsed.model_copy(update={"text": parse.attribution(
-                        io.ask("in your words, what happened? > "))})
+                    parsed = parsed.model_copy(
+                        update={
+                            "text": parse.attribution(io.ask("in your words, what happened? > "))
+                        }
+                    )
                 except InvalidAction as exc:
                     io.say(f"  {exc}")
             if parsed.kind == "claim" and prompt.kind != "read":

@@ -4,11 +4,18 @@ It holds no tutoring logic. Nothing heavy is imported until `run_app` is called.
 from __future__ import annotations
 
 
-def run_app(mode: str = "continue", *, curriculum: str | None = None, lesson: str | None = None,
-            offline: bool = False, take_over: bool = False) -> int:
+def run_app(
+    mode: str = "continue",
+    *,
+    curriculum: str | None = None,
+    lesson: str | None = None,
+    offline: bool = False,
+    take_over: bool = False,
+) -> int:
     from tutor.app.app import TutorApp
 
-    app = TutorApp(mode=mode, curriculum=curriculum, lesson=lesson, offline=offline,
-                   take_over=take_over)
+    app = TutorApp(
+        mode=mode, curriculum=curriculum, lesson=lesson, offline=offline, take_over=take_over
+    )
     app.run()
     return app.return_code or 0

@@ -26,9 +26,16 @@ class TutorApp(App[int]):
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [Binding("ctrl+q", "quit_saved", "quit", priority=True, show=False)]
 
-    def __init__(self, mode: str = "continue", *, curriculum: str | None = None,
-                 lesson: str | None = None, offline: bool = False, take_over: bool = False,
-                 store=None) -> None:
+    def __init__(
+        self,
+        mode: str = "continue",
+        *,
+        curriculum: str | None = None,
+        lesson: str | None = None,
+        offline: bool = False,
+        take_over: bool = False,
+        store=None,
+    ) -> None:
         super().__init__()
         self.mode = mode
         self.curriculum_override = curriculum
@@ -114,24 +121,31 @@ class TutorApp(App[int]):
         if isinstance(error, LearningSystemError):
             self.notify(str(error), title=error.title, severity="error", timeout=10)
             return
-        self.notify(f"{type(error).__name__}: {error}. Your answers so far are saved; "
-                    "quit with ctrl+q and run `tutor continue`.",
-                    title="Something went wrong", severity="error", timeout=15)
+        self.notify(
+            f"{type(error).__name__}: {error}. Your answers so far are saved; "
+            "quit with ctrl+q and run `tutor continue`.",
+            title="Something went wrong",
+            severity="error",
+            timeout=15,
+        )
 
     # the command palette ------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Continue", "resume the lesson, or start the next one",
-                            self.start_lesson)
-        yield SystemCommand("Review", "due mistakes first, then due concepts",
-                            self.start_review)
-        yield SystemCommand("Status", "position, due counts, concepts, mastery",
-                            self.show_status)
+        yield SystemCommand(
+            "Continue", "resume the lesson, or start the next one", self.start_lesson
+        )
+        yield SystemCommand("Review", "due mistakes first, then due concepts", self.start_review)
+        yield SystemCommand("Status", "position, due counts, concepts, mastery", self.show_status)
         yield SystemCommand("Views", "write markdown views of your records", self.write_views)
-        yield SystemCommand("Doctor", "settings, model endpoint, store, curriculum",
-                            self.show_doctor)
-        yield SystemCommand("Study packet", "compile a packet (markdown, html) for the current "
-                            "lesson's topic", self.write_packet)
+        yield SystemCommand(
+            "Doctor", "settings, model endpoint, store, curriculum", self.show_doctor
+        )
+        yield SystemCommand(
+            "Study packet",
+            "compile a packet (markdown, html) for the current lesson's topic",
+            self.write_packet,
+        )
 
     def show_status(self) -> None:
         from tutor.app.home import HomeScreen
@@ -166,11 +180,21 @@ class TutorApp(App[int]):
             raise LookupError("the curriculum has no lessons to compile a packet for")
         out = Path(tutor_home()) / "packets"
         result = compile_packet(
-            {"topic": lesson.id, "goal": lesson.objectives[0] if lesson.objectives
-             else lesson.title, "generation_option": "deterministic_outline",
-             "exporters": ["markdown", "html"]}, curriculum, self.store, out_dir=out)
-        self.call_from_thread(self.notify, f"{lesson.id} {lesson.title}: "
-                              f"{result.packet_path or out}", title="Study packet")
+            {
+                "topic": lesson.id,
+                "goal": lesson.objectives[0] if lesson.objectives else lesson.title,
+                "generation_option": "deterministic_outline",
+                "exporters": ["markdown", "html"],
+            },
+            curriculum,
+            self.store,
+            out_dir=out,
+        )
+        self.call_from_thread(
+            self.notify,
+            f"{lesson.id} {lesson.title}: {result.packet_path or out}",
+            title="Study packet",
+        )
 
     def show_doctor(self) -> None:
         self.run_worker(self._doctor, thread=True, group="doctor", exit_on_error=False)

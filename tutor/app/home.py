@@ -17,15 +17,20 @@ from tutor.app.text import safe
 from tutor.engine.summary import HomeSummary, home_summary
 
 BARS = "▁▂▃▄▅▆▇█"
-CHOICES = [("continue", "Continue the lesson", "enter"), ("review", "Review what is due", "r"),
-           ("status", "Refresh status and records", "s"), ("quit", "Quit", "q")]
+CHOICES = [
+    ("continue", "Continue the lesson", "enter"),
+    ("review", "Review what is due", "r"),
+    ("status", "Refresh status and records", "s"),
+    ("quit", "Quit", "q"),
+]
 
 
 def bars(values: list[float], top: float | None = None) -> str:
     """A one-line bar chart: each value as a block from ▁ (zero) to █ (top)."""
     top = top if top is not None else max(values, default=0) or 1
-    return "".join(BARS[max(0, min(len(BARS) - 1, int(v / top * (len(BARS) - 1) + 0.5)))]
-                   for v in values)
+    return "".join(
+        BARS[max(0, min(len(BARS) - 1, int(v / top * (len(BARS) - 1) + 0.5)))] for v in values
+    )
 
 
 class HomeScreen(Screen[None]):
@@ -44,16 +49,23 @@ class HomeScreen(Screen[None]):
             with Horizontal(id="home-panels"):
                 yield Static(id="home-due", classes="panel")
                 yield Static(id="home-charts", classes="panel")
-            yield OptionList(*[Option(f"{label:<30} {key}", id=name)
-                               for name, label, key in CHOICES], id="home-menu")
+            yield OptionList(
+                *[Option(f"{label:<30} {key}", id=name) for name, label, key in CHOICES],
+                id="home-menu",
+            )
             yield Static(id="home-last", classes="muted")
         yield Footer()
 
     def on_mount(self) -> None:
         app = self.app
         # the first paint is what the store alone says; the curriculum fills in the rest
-        self.show(home_summary(app.store, app.curriculum,  # type: ignore[attr-defined]
-                               root=str(app.curriculum_root())))  # type: ignore[attr-defined]
+        self.show(
+            home_summary(
+                app.store,
+                app.curriculum,  # type: ignore[attr-defined]
+                root=str(app.curriculum_root()),
+            )
+        )  # type: ignore[attr-defined]
         self.query_one("#home-menu", OptionList).focus()
         self.refresh_summary()
 
@@ -68,9 +80,11 @@ class HomeScreen(Screen[None]):
 
     def show(self, s: HomeSummary) -> None:
         notice = getattr(self.app, "model_notice", None)
-        head = Text.assemble(safe(s.curriculum, "bold"), "  ·  ",
-                             safe(notice or ("offline" if getattr(self.app, "offline", False)
-                                             else "")))
+        head = Text.assemble(
+            safe(s.curriculum, "bold"),
+            "  ·  ",
+            safe(notice or ("offline" if getattr(self.app, "offline", False) else "")),
+        )
         self.query_one("#home-header", Static).update(head)
         self.query_one("#home-position", Static).update(safe(s.position))
         due = Table.grid(padding=(0, 1))
@@ -83,12 +97,18 @@ class HomeScreen(Screen[None]):
             due.add_row("Mastery", f"{s.mastery:.2f} of 0.80 (advisory)")
         self.query_one("#home-due", Static).update(due)
         charts = Text.assemble(
-            ("Mastery, last 30 days", "bold"), " (advisory)\n", bars(s.mastery_days, 0.8), "\n",
-            ("Due, next 14 days", "bold"), f" ({sum(s.due_days)} in all)\n",
-            bars([float(n) for n in s.due_days]))
+            ("Mastery, last 30 days", "bold"),
+            " (advisory)\n",
+            bars(s.mastery_days, 0.8),
+            "\n",
+            ("Due, next 14 days", "bold"),
+            f" ({sum(s.due_days)} in all)\n",
+            bars([float(n) for n in s.due_days]),
+        )
         self.query_one("#home-charts", Static).update(charts)
         self.query_one("#home-last", Static).update(
-            safe(f"Last lesson: {s.last_lesson}" if s.last_lesson else "No lesson finished yet."))
+            safe(f"Last lesson: {s.last_lesson}" if s.last_lesson else "No lesson finished yet.")
+        )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.action_choose(event.option.id or "")
@@ -105,8 +125,16 @@ class HomeScreen(Screen[None]):
             app.exit(0)
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen("home", [
-            ("enter", "continue the lesson (or start the next one)"), ("r", "review what is due"),
-            ("s", "refresh the status"), ("ctrl+p", "commands: continue, review, status, views, "
-                                                   "doctor"),
-            ("q / ctrl+q", "quit"), ("?", "this help")]))
+        self.app.push_screen(
+            HelpScreen(
+                "home",
+                [
+                    ("enter", "continue the lesson (or start the next one)"),
+                    ("r", "review what is due"),
+                    ("s", "refresh the status"),
+                    ("ctrl+p", "commands: continue, review, status, views, doctor"),
+                    ("q / ctrl+q", "quit"),
+                    ("?", "this help"),
+                ],
+            )
+        )

@@ -35,11 +35,19 @@ _KEYS = "1234abcd0xyn"  # and s, h
 
 
 def _key_bindings() -> list[Binding]:
-    shown = {"1": "choose", "x": "I don't know", "s": "sure", "h": "hunch", "n": "no idea",
-             "y": "yes"}
+    shown = {
+        "1": "choose",
+        "x": "I don't know",
+        "s": "sure",
+        "h": "hunch",
+        "n": "no idea",
+        "y": "yes",
+    }
     display = {"1": "1-4/a-d", "x": "0/x"}
-    return [Binding(k, f"key('{k}')", shown.get(k, k), show=k in shown,
-                    key_display=display.get(k)) for k in _KEYS + "sh"]
+    return [
+        Binding(k, f"key('{k}')", shown.get(k, k), show=k in shown, key_display=display.get(k))
+        for k in _KEYS + "sh"
+    ]
 
 
 class SessionScreen(Screen[None]):
@@ -77,7 +85,8 @@ class SessionScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#title", Static).update(
-            "Preparing the lesson…" if self.kind == "lesson" else "Review")
+            "Preparing the lesson…" if self.kind == "lesson" else "Review"
+        )
         self.open_session()
 
     # workers ---------------------------------------------------------------------------
@@ -89,15 +98,21 @@ class SessionScreen(Screen[None]):
         elif self.kind == "review":
             from tutor.engine.runner import open_review
 
-            session = open_review(app.store, activity=self.activity,
-                                  curriculum=app.load_curriculum())
+            session = open_review(
+                app.store, activity=self.activity, curriculum=app.load_curriculum()
+            )
         else:
             from tutor.engine.runner import open_session
 
-            session = open_session(app.store, app.load_curriculum(), lesson_ref=app.lesson_ref,
-                                   offline=app.offline, activity=self.activity,
-                                   progress=lambda line: self.post_message(Notice(line)),
-                                   take_over=app.take_over)
+            session = open_session(
+                app.store,
+                app.load_curriculum(),
+                lesson_ref=app.lesson_ref,
+                offline=app.offline,
+                activity=self.activity,
+                progress=lambda line: self.post_message(Notice(line)),
+                take_over=app.take_over,
+            )
             app.lesson_ref = None
             app.take_over = False
         self.post_message(SessionOpened(session))
@@ -147,8 +162,9 @@ class SessionScreen(Screen[None]):
         gc.freeze()  # the session's long-lived objects (a model client among them): see app
         self.session = event.session
         if self.session is None:
-            await self.show_text("You have finished this curriculum. Review keeps it fresh: "
-                                 "press q, then r.")
+            await self.show_text(
+                "You have finished this curriculum. Review keeps it fresh: press q, then r."
+            )
             self.busy = False
             return
         self.query_one("#title", Static).update(safe(self.session.title, "bold"))
@@ -182,20 +198,29 @@ class SessionScreen(Screen[None]):
         if digest:
             for s in digest["sources"]:
                 name = s.get("title") or s["url"]
-                table.add_row(safe(("primary · " if s.get("kind") == "primary" else "") + name),
-                              safe(s["status"]), safe(s.get("reason") or ""))
+                table.add_row(
+                    safe(("primary · " if s.get("kind") == "primary" else "") + name),
+                    safe(s["status"]),
+                    safe(s.get("reason") or ""),
+                )
         else:
             for line in self.scout:
                 status, _, rest = line.partition(" ")
                 url, _, reason = rest.strip().partition(" — ")
                 table.add_row(safe(url), safe(status), safe(reason))
-        hint = ("fetching the lesson's sources… enter: start without waiting for the rest"
-                if waiting else "enter: start the lesson")
+        hint = (
+            "fetching the lesson's sources… enter: start without waiting for the rest"
+            if waiting
+            else "enter: start the lesson"
+        )
         self.query_one("#position", Static).update("sources")
         if digest:
             self.query_one("#status", Static).update("")
-        await self._body(Static(safe("The lesson's sources", "bold")), Static(table),
-                   Static(safe(hint), classes="muted"))
+        await self._body(
+            Static(safe("The lesson's sources", "bold")),
+            Static(table),
+            Static(safe(hint), classes="muted"),
+        )
         self.refresh_bindings()
 
     async def show_prompt(self, prompt: Prompt) -> None:
@@ -214,21 +239,29 @@ class SessionScreen(Screen[None]):
         if item is not None and prompt.kind in ("choice", "numeric", "text"):
             widgets.append(Static(safe(item.question), classes="question"))
             if prompt.kind == "choice":
-                options = [Option(Text.assemble((f"{option_label(n)}  ", "bold"), safe(o)),
-                                  id=str(n)) for n, o in enumerate(item.options)]
-                options.append(Option(Text.assemble(("0/x  ", "bold"), "I don't know"),
-                                      id="idk"))
+                options = [
+                    Option(Text.assemble((f"{option_label(n)}  ", "bold"), safe(o)), id=str(n))
+                    for n, o in enumerate(item.options)
+                ]
+                options.append(Option(Text.assemble(("0/x  ", "bold"), "I don't know"), id="idk"))
                 widgets.append(OptionList(*options, id="options"))
                 if prompt.stage == "probe":
-                    widgets.append(Static("answers are revealed after the batch",
-                                          classes="muted"))
+                    widgets.append(Static("answers are revealed after the batch", classes="muted"))
             elif prompt.kind == "numeric":
-                widgets.append(Static("Work it on paper; enter the final number only "
-                                      "(x: I don't know).", classes="muted"))
+                widgets.append(
+                    Static(
+                        "Work it on paper; enter the final number only (x: I don't know).",
+                        classes="muted",
+                    )
+                )
                 widgets.append(Input(placeholder="the final number", id="answer"))
             else:
-                widgets.append(Static("In your own words (x alone: I don't know). "
-                                      "ctrl+s submits.", classes="muted"))
+                widgets.append(
+                    Static(
+                        "In your own words (x alone: I don't know). ctrl+s submits.",
+                        classes="muted",
+                    )
+                )
                 widgets.append(TextArea(id="answer", soft_wrap=True))
         elif prompt.kind == "read" and prompt.stage == "teach" and prompt.content:
             widgets.append(Markdown(clean(prompt.content), id="teaching"))
@@ -244,26 +277,40 @@ class SessionScreen(Screen[None]):
         if prompt.kind == "yes_no":
             widgets.append(Static(Text.assemble(("y", "bold"), " yes    ", ("n", "bold"), " no")))
         if prompt.kind == "error_type":
-            widgets.append(OptionList(*[
-                Option(Text.assemble((f"{n}  {name:<14}", "bold"), ERROR_TYPE_MEANING[name]),
-                       id=str(n)) for n, name in enumerate(ERROR_TYPES, 1)], id="options"))
-            widgets.append(Input(placeholder="in your words, what happened? (enter)",
-                                 id="attribution"))
+            widgets.append(
+                OptionList(
+                    *[
+                        Option(
+                            Text.assemble((f"{n}  {name:<14}", "bold"), ERROR_TYPE_MEANING[name]),
+                            id=str(n),
+                        )
+                        for n, name in enumerate(ERROR_TYPES, 1)
+                    ],
+                    id="options",
+                )
+            )
+            widgets.append(
+                Input(placeholder="in your words, what happened? (enter)", id="attribution")
+            )
         if prompt.unverified and prompt.stage != "teach":
             # questions and grades no model checked (offline, the semantic quiz rules): one
             # quiet badge, not an alarm
-            widgets.append(Static(safe("◦ UNVERIFIED: not checked by a model"),
-                                  classes="muted"))
+            widgets.append(Static(safe("◦ UNVERIFIED: not checked by a model"), classes="muted"))
         elif prompt.unverified:
-            widgets.append(Static(safe(f"⚠ {len(prompt.unverified)} part(s) UNVERIFIED — no "
-                                       "verifier could check them; treat them with care."),
-                                  classes="unverified"))
+            widgets.append(
+                Static(
+                    safe(
+                        f"⚠ {len(prompt.unverified)} part(s) UNVERIFIED — no "
+                        "verifier could check them; treat them with care."
+                    ),
+                    classes="unverified",
+                )
+            )
         elif prompt.kind == "read" and prompt.stage == "teach" and not prompt.banner:
             widgets.append(Static("✓ verified against its sources", classes="verified"))
         widgets.extend(Static(safe(f"flag: {f}"), classes="flag") for f in prompt.flags)
         if prompt.sources:
-            widgets.append(Static(safe("sources: " + " · ".join(prompt.sources)),
-                                  classes="muted"))
+            widgets.append(Static(safe("sources: " + " · ".join(prompt.sources)), classes="muted"))
         if prompt.kind == "done":
             widgets.append(Static("", id="end"))
         await self._body(*widgets)
@@ -402,8 +449,11 @@ class SessionScreen(Screen[None]):
         if p is None or self.busy:
             return
         if p.kind == "choice":
-            self._pick(parse.parse(p, "x" if event.option.id == "idk"
-                                   else str(int(event.option.id or 0) + 1)))
+            self._pick(
+                parse.parse(
+                    p, "x" if event.option.id == "idk" else str(int(event.option.id or 0) + 1)
+                )
+            )
         elif p.kind == "error_type":
             self._error_type(event.option.id or "1")
 
@@ -417,8 +467,9 @@ class SessionScreen(Screen[None]):
                 if self.pending is None:
                     self.notify("choose the kind of slip first: 1-4", severity="warning")
                     return
-                self._act(self.pending.model_copy(update={
-                    "text": parse.attribution(event.value)}))  # too long: refused, not cut
+                self._act(
+                    self.pending.model_copy(update={"text": parse.attribution(event.value)})
+                )  # too long: refused, not cut
                 return
             self._pick(parse.parse(p, event.value))
         except InvalidAction as exc:

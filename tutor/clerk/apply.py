@@ -31,24 +31,39 @@ def write_concept(conn: sqlite3.Connection, w: Write, *, now: datetime, ended: d
             "INSERT INTO concepts (id, name, track, type, language, status, notes, lesson_id, "
             "card, interval_index, next_review, last_review, mastery, created_at, updated_at) "
             "VALUES (?, ?, ?, ?, ?, ?, '', ?, NULL, 0, ?, NULL, ?, ?, ?)",
-            (w["id"], w["name"], w["track"], w["type"], w["language"], w["status"],
-             w["lesson_id"], iso(scheduling.first_due(w["type"], ended)), w["mastery"],
-             iso(now), iso(now)),
+            (
+                w["id"],
+                w["name"],
+                w["track"],
+                w["type"],
+                w["language"],
+                w["status"],
+                w["lesson_id"],
+                iso(scheduling.first_due(w["type"], ended)),
+                w["mastery"],
+                iso(now),
+                iso(now),
+            ),
         )
         return True
     changed = {k: w[k] for k in CONCEPT_FIELDS if existing[k] != w[k]}
     if not changed:
         return False
     sets = ", ".join(f"{k} = :{k}" for k in changed)
-    conn.execute(f"UPDATE concepts SET {sets}, updated_at = :now WHERE id = :id",
-                 {**changed, "now": iso(now), "id": w["id"]})
+    conn.execute(
+        f"UPDATE concepts SET {sets}, updated_at = :now WHERE id = :id",
+        {**changed, "now": iso(now), "id": w["id"]},
+    )
     return True
 
 
 def write_glossary(conn: sqlite3.Connection, w: Write) -> bool:
     existing = _row(conn, "SELECT * FROM glossary WHERE term = ?", (w["term"],))
-    if existing and existing["definition"] == w["definition"] \
-            and existing["lesson_id"] == w["lesson_id"]:
+    if (
+        existing
+        and existing["definition"] == w["definition"]
+        and existing["lesson_id"] == w["lesson_id"]
+    ):
         return False
     conn.execute(
         "INSERT OR REPLACE INTO glossary (term, definition, lesson_id) VALUES (?, ?, ?)",
@@ -64,8 +79,7 @@ def write_learning_record(conn: sqlite3.Connection, w: Write) -> bool:
     if existing and existing["payload"] == payload and existing["created_at"] == created:
         return False
     conn.execute(
-        "INSERT OR REPLACE INTO learning_records (lesson_id, payload, created_at) "
-        "VALUES (?, ?, ?)",
+        "INSERT OR REPLACE INTO learning_records (lesson_id, payload, created_at) VALUES (?, ?, ?)",
         (w["lesson_id"], payload, created),
     )
     return True
@@ -73,8 +87,7 @@ def write_learning_record(conn: sqlite3.Connection, w: Write) -> bool:
 
 def write_knowledge_page(conn: sqlite3.Connection, w: Write, *, now: datetime) -> bool:
     sources = json.dumps(w["sources"], ensure_ascii=False)
-    existing = _row(conn, "SELECT * FROM knowledge_pages WHERE concept_id = ?",
-                    (w["concept_id"],))
+    existing = _row(conn, "SELECT * FROM knowledge_pages WHERE concept_id = ?", (w["concept_id"],))
     if existing and existing["markdown"] == w["markdown"] and existing["sources"] == sources:
         return False
     conn.execute(
@@ -85,8 +98,9 @@ def write_knowledge_page(conn: sqlite3.Connection, w: Write, *, now: datetime) -
     return True
 
 
-def apply_writes(conn: sqlite3.Connection, writes: list[Write], *, now: datetime,
-                 ended: datetime) -> int:
+def apply_writes(
+    conn: sqlite3.Connection, writes: list[Write], *, now: datetime, ended: datetime
+) -> int:
     """Write the batch; returns how many records changed."""
     changed = 0
     for w in writes:

@@ -74,8 +74,13 @@ def _mastery(store: Store, concept: IngestConcept, ended: datetime) -> float | N
     return scheduling.mastery(answers, ended) if answers else None
 
 
-def concept_write(store: Store, pending: PendingIngest, concept: IngestConcept,
-                  existing: dict[str, Any] | None, attempts: dict[str, dict[str, Any]]) -> Write:
+def concept_write(
+    store: Store,
+    pending: PendingIngest,
+    concept: IngestConcept,
+    existing: dict[str, Any] | None,
+    attempts: dict[str, dict[str, Any]],
+) -> Write:
     kind = concept_type(concept.name, concept.kind_hint)
     language = _language(concept.language)
     status = concept.status_hint
@@ -118,8 +123,9 @@ def build_writes(store: Store, pending: PendingIngest) -> list[Write]:
     """Concepts (in the ingest's order), glossary terms (by term), the learning record, then a
     knowledge page per concept."""
     concepts = _rows_by_id(store, "concepts", "id", [c.id for c in pending.concepts])
-    evidence_ids = sorted({a for c in pending.concepts for a in c.evidence}
-                          | set(pending.attempt_ids))
+    evidence_ids = sorted(
+        {a for c in pending.concepts for a in c.evidence} | set(pending.attempt_ids)
+    )
     attempts = _rows_by_id(store, "attempts", "id", evidence_ids)
     pages = _rows_by_id(store, "knowledge_pages", "concept_id", [c.id for c in pending.concepts])
 
@@ -130,31 +136,36 @@ def build_writes(store: Store, pending: PendingIngest) -> list[Write]:
         concept_writes[concept.id] = w
         writes.append(w)
     for term in sorted(pending.glossary):
-        writes.append({
-            "kind": "glossary",
-            "id": f"glossary:{term.strip()}",
-            "term": term.strip(),
-            "definition": pending.glossary[term].strip(),
-            "lesson_id": pending.lesson_id,
-        })
+        writes.append(
+            {
+                "kind": "glossary",
+                "id": f"glossary:{term.strip()}",
+                "term": term.strip(),
+                "definition": pending.glossary[term].strip(),
+                "lesson_id": pending.lesson_id,
+            }
+        )
     writes.append(learning_record_write(pending, concept_writes, attempts))
     for concept in pending.concepts:
         steps = steps_for(pending, concept)
         if not steps and concept.id in pages:
             continue  # met again without being taught: its page stays as it was
         w = concept_writes[concept.id]
-        writes.append({
-            "kind": "knowledge_page",
-            "id": f"knowledge:{concept.id}",
-            "concept_id": concept.id,
-            "markdown": build_page(pending, concept, w["type"], w["language"], steps),
-            "sources": page_sources(steps),
-        })
+        writes.append(
+            {
+                "kind": "knowledge_page",
+                "id": f"knowledge:{concept.id}",
+                "concept_id": concept.id,
+                "markdown": build_page(pending, concept, w["type"], w["language"], steps),
+                "sources": page_sources(steps),
+            }
+        )
     return writes
 
 
-def learning_record_write(pending: PendingIngest, concept_writes: dict[str, Write],
-                          attempts: dict[str, dict[str, Any]]) -> Write:
+def learning_record_write(
+    pending: PendingIngest, concept_writes: dict[str, Write], attempts: dict[str, dict[str, Any]]
+) -> Write:
     outcomes: dict[str, int] = {}
     for a in pending.attempt_ids:
         if a in attempts:

@@ -66,24 +66,31 @@ def _receipt_row(receipt: Receipt) -> tuple[str, str, str, str, str]:
     return receipt.receipt_id, receipt.message_id, receipt.gate, receipt.verdict.verdict, payload
 
 
-def ingest(store: Store, pending: PendingIngest, *, provider: Any = None,
-           now: datetime | None = None) -> IngestResult:
+def ingest(
+    store: Store, pending: PendingIngest, *, provider: Any = None, now: datetime | None = None
+) -> IngestResult:
     """Write one lesson's outcome into the learner's records, through the review gate."""
     row = _ingest_row(store, pending.id)
     if row is None:
-        store.save_ingest(pending.id, pending.session_id, pending.lesson_id,
-                          pending.model_dump(mode="json"))
+        store.save_ingest(
+            pending.id, pending.session_id, pending.lesson_id, pending.model_dump(mode="json")
+        )
     elif row["status"] == "done":
         return IngestResult(ingest_id=pending.id, lesson_id=pending.lesson_id, status="unchanged")
 
     writes = build_writes(store, pending)
     envelope = ReviewEnvelope(
-        batch_id=pending.id, writes=writes,
+        batch_id=pending.id,
+        writes=writes,
         reference_excerpt="\n\n".join(s.content for s in pending.taught if s.content.strip()),
     )
     outcome = review(store, pending, envelope, provider=provider, summary=summary(writes))
-    result = dict(ingest_id=pending.id, lesson_id=pending.lesson_id, writes=writes,
-                  receipt_id=outcome.receipt.receipt_id)
+    result = dict(
+        ingest_id=pending.id,
+        lesson_id=pending.lesson_id,
+        writes=writes,
+        receipt_id=outcome.receipt.receipt_id,
+    )
     if not outcome.accepted:
         save_receipt(store, outcome.receipt)
         _set_status(store, pending.id, "rejected", outcome.reasons)
@@ -93,8 +100,9 @@ def ingest(store: Store, pending: PendingIngest, *, provider: Any = None,
     with store.transaction() as conn:
         status = conn.execute("SELECT status FROM ingests WHERE id = ?", (pending.id,)).fetchone()
         if status is not None and status[0] == "done":  # another process got here first
-            return IngestResult(ingest_id=pending.id, lesson_id=pending.lesson_id,
-                                status="unchanged")
+            return IngestResult(
+                ingest_id=pending.id, lesson_id=pending.lesson_id, status="unchanged"
+            )
         changed = apply_writes(conn, writes, now=when, ended=lesson_end(pending))
         conn.execute(
             "INSERT OR IGNORE INTO receipts (receipt_id, message_id, gate, outcome, payload, "
@@ -108,8 +116,9 @@ def ingest(store: Store, pending: PendingIngest, *, provider: Any = None,
     return IngestResult(status="accepted", reasons=outcome.reasons, changed=changed, **result)
 
 
-def ingest_pending(store: Store, provider: Any = None, *, now: datetime | None = None
-                   ) -> list[IngestResult]:
+def ingest_pending(
+    store: Store, provider: Any = None, *, now: datetime | None = None
+) -> list[IngestResult]:
     """Ingest every pending (and earlier rejected) lesson outcome, oldest first."""
     results = []
     for row in store.ingests():
@@ -118,11 +127,19 @@ def ingest_pending(store: Store, provider: Any = None, *, now: datetime | None =
         try:
             pending = PendingIngest.model_validate(row["payload"])
         except ValidationError as exc:
-            reasons = [f"the pending ingest cannot be read ({exc.error_count()} problems: "
-                       f"{exc.errors()[0]['msg']}); it was kept as it is"]
+            reasons = [
+                f"the pending ingest cannot be read ({exc.error_count()} problems: "
+                f"{exc.errors()[0]['msg']}); it was kept as it is"
+            ]
             _set_status(store, row["id"], "rejected", reasons)
-            results.append(IngestResult(ingest_id=row["id"], lesson_id=row["lesson_id"] or "",
-                                        status="rejected", reasons=reasons))
+            results.append(
+                IngestResult(
+                    ingest_id=row["id"],
+                    lesson_id=row["lesson_id"] or "",
+                    status="rejected",
+                    reasons=reasons,
+                )
+            )
             continue
         if pending.id != row["id"]:
             pending = pending.model_copy(update={"id": row["id"]})

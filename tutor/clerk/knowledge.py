@@ -27,7 +27,8 @@ def steps_for(pending: PendingIngest, concept: IngestConcept) -> list[TaughtStep
     if not name:
         return []
     return [
-        s for s in pending.taught
+        s
+        for s in pending.taught
         if name in " ".join(s.title.lower().split()) or name in " ".join(s.content.lower().split())
     ]
 
@@ -61,8 +62,13 @@ def page_sources(steps: list[TaughtStep]) -> list[str]:
     return list(seen)
 
 
-def build_page(pending: PendingIngest, concept: IngestConcept, concept_type: str,
-               language: str, steps: list[TaughtStep]) -> str:
+def build_page(
+    pending: PendingIngest,
+    concept: IngestConcept,
+    concept_type: str,
+    language: str,
+    steps: list[TaughtStep],
+) -> str:
     title = md_inline(concept.name or concept.id)
     lesson = md_inline(pending.lesson_id)
     if pending.lesson_title.strip():
@@ -76,16 +82,25 @@ def build_page(pending: PendingIngest, concept: IngestConcept, concept_type: str
         "",
     ]
     if not steps:
-        out += ["No step of this lesson taught this concept directly; it was met along the way.",
-                ""]
+        out += [
+            "No step of this lesson taught this concept directly; it was met along the way.",
+            "",
+        ]
     for step in steps:
-        out += [f"## {md_inline(step.title or step.step_id)}", "",
-                md_document(block_about(step.content, concept.name)), ""]
+        out += [
+            f"## {md_inline(step.title or step.step_id)}",
+            "",
+            md_document(block_about(step.content, concept.name)),
+            "",
+        ]
         if step.sources:
             out += ["Sources: " + ", ".join(md_inline(s) for s in step.sources), ""]
         if step.unverified:
-            out += ["Not verified against its sources (UNVERIFIED): "
-                    + ", ".join(md_inline(u) for u in step.unverified), ""]
+            out += [
+                "Not verified against its sources (UNVERIFIED): "
+                + ", ".join(md_inline(u) for u in step.unverified),
+                "",
+            ]
     sources = page_sources(steps)
     if sources:
         out += ["## Sources", ""]

@@ -69,37 +69,57 @@ def precheck(store: Store, pending: PendingIngest) -> list[Problem]:
             problems.append(Problem(record=label, reason=f"concept {label} has no name"))
         missing = [a for a in c.evidence if a not in attempts]
         for a in missing:
-            problems.append(Problem(
-                record=label, reason=f"concept {label}: evidence attempt {a} is not in the store"))
+            problems.append(
+                Problem(
+                    record=label,
+                    reason=f"concept {label}: evidence attempt {a} is not in the store",
+                )
+            )
         if c.status_hint in PASSING_STATUSES:
             if not c.evidence:
-                problems.append(Problem(
-                    record=label,
-                    reason=f"concept {label} is marked {c.status_hint} without evidence attempts"))
+                problems.append(
+                    Problem(
+                        record=label,
+                        reason=f"concept {label} is marked {c.status_hint} "
+                        "without evidence attempts",
+                    )
+                )
             elif not missing and not any(a in correct for a in c.evidence):
-                problems.append(Problem(
-                    record=label,
-                    reason=f"concept {label} is marked {c.status_hint} but none of its evidence "
-                    "attempts was answered correctly"))
+                problems.append(
+                    Problem(
+                        record=label,
+                        reason=f"concept {label} is marked {c.status_hint} "
+                        "but none of its evidence attempts was answered correctly",
+                    )
+                )
     for a in pending.attempt_ids:
         if a not in attempts:
-            problems.append(Problem(record=f"attempt {a}",
-                                    reason=f"attempt {a} is not in the store"))
+            problems.append(
+                Problem(record=f"attempt {a}", reason=f"attempt {a} is not in the store")
+            )
     for m in pending.mistake_ids:
         if m not in mistakes:
-            problems.append(Problem(record=f"mistake {m}",
-                                    reason=f"mistake {m} is not in the store"))
+            problems.append(
+                Problem(record=f"mistake {m}", reason=f"mistake {m} is not in the store")
+            )
     for step in pending.taught:
         if not any(r.strip() for r in step.receipt_ids):
-            problems.append(Problem(
-                record=f"step {step.step_id}",
-                reason=f"taught step {step.step_id} has no gate receipt"))
+            problems.append(
+                Problem(
+                    record=f"step {step.step_id}",
+                    reason=f"taught step {step.step_id} has no gate receipt",
+                )
+            )
     for term, definition in sorted(pending.glossary.items()):
         if not term.strip():
             problems.append(Problem(record="glossary", reason="a glossary term is empty"))
         elif not definition.strip():
-            problems.append(Problem(record=f"glossary:{term.strip()}",
-                                    reason=f"glossary term {term.strip()!r} has no definition"))
+            problems.append(
+                Problem(
+                    record=f"glossary:{term.strip()}",
+                    reason=f"glossary term {term.strip()!r} has no definition",
+                )
+            )
     return problems
 
 
@@ -120,8 +140,14 @@ def verify(envelope: ReviewEnvelope, provider: Any = None) -> tuple[Verdict, str
     return verdict, "model"
 
 
-def review(store: Store, pending: PendingIngest, envelope: ReviewEnvelope, *,
-           provider: Any = None, summary: str = "") -> ReviewOutcome:
+def review(
+    store: Store,
+    pending: PendingIngest,
+    envelope: ReviewEnvelope,
+    *,
+    provider: Any = None,
+    summary: str = "",
+) -> ReviewOutcome:
     """Pass the batch through the review gate. Rejected: the reasons say what to change."""
     message_id = f"records:{pending.id}"
     problems = precheck(store, pending)
@@ -133,7 +159,8 @@ def review(store: Store, pending: PendingIngest, envelope: ReviewEnvelope, *,
         rejected |= set(mechanical.rejected)
     if reasons:
         verdict: Verdict = ReviewVerdict(
-            verdict="ISSUES", explanation="; ".join(reasons), rejected=sorted(rejected))
+            verdict="ISSUES", explanation="; ".join(reasons), rejected=sorted(rejected)
+        )
         verifier = "offline"
     else:
         verdict, verifier = verify(envelope, provider)
@@ -145,12 +172,17 @@ def review(store: Store, pending: PendingIngest, envelope: ReviewEnvelope, *,
     turn = Turn(message_id=message_id, kind="records", content=summary or message_id)
     decision = check_turn(turn, [receipt], GateDigest(sources={}))
     if isinstance(decision, Block):
-        return ReviewOutcome(accepted=False, receipt=receipt,
-                             reasons=reasons or [f"{decision.banner}: {decision.reason}"])
+        return ReviewOutcome(
+            accepted=False,
+            receipt=receipt,
+            reasons=reasons or [f"{decision.banner}: {decision.reason}"],
+        )
     if verdict.verdict == "UNVERIFIED":
         note = verdict.explanation or "the review verifier could not run"
         return ReviewOutcome(
-            accepted=True, receipt=receipt, unverified=True,
+            accepted=True,
+            receipt=receipt,
+            unverified=True,
             reasons=[f"{note}; accepted on the deterministic checks alone (UNVERIFIED)"],
         )
     return ReviewOutcome(accepted=True, receipt=receipt, reasons=[])

@@ -7,16 +7,26 @@ import sys
 
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
-    p = sub.add_parser(name, help="resume where you stopped, or start the next lesson",
-                       description="Resume where you stopped, or start the next lesson.")
+    p = sub.add_parser(
+        name,
+        help="resume where you stopped, or start the next lesson",
+        description="Resume where you stopped, or start the next lesson.",
+    )
     p.add_argument("--curriculum", metavar="PATH", help="use this curriculum for this run")
     p.add_argument("--lesson", metavar="LESSON", help="start this lesson (e.g. 'P1 L02')")
-    p.add_argument("--plain", action="store_true",
-                   help="line-mode dialogue on stdin/stdout (screen readers, scripts)")
-    p.add_argument("--offline", action="store_true",
-                   help="do not fetch the lesson's external references")
-    p.add_argument("--take-over", action="store_true",
-                   help="take this lesson over from another tutor that has it open")
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help="line-mode dialogue on stdin/stdout (screen readers, scripts)",
+    )
+    p.add_argument(
+        "--offline", action="store_true", help="do not fetch the lesson's external references"
+    )
+    p.add_argument(
+        "--take-over",
+        action="store_true",
+        help="take this lesson over from another tutor that has it open",
+    )
     return p
 
 
@@ -29,8 +39,13 @@ def run(args: argparse.Namespace) -> int:
     if wants_app(args):
         from tutor.app import run_app
 
-        return run_app("continue", curriculum=args.curriculum, lesson=args.lesson,
-                       offline=args.offline, take_over=args.take_over)
+        return run_app(
+            "continue",
+            curriculum=args.curriculum,
+            lesson=args.lesson,
+            offline=args.offline,
+            take_over=args.take_over,
+        )
     return run_plain(args)
 
 
@@ -46,14 +61,22 @@ def run_plain(args: argparse.Namespace) -> int:
         path = learner.continue_path(store, args.curriculum, args.lesson)
         curriculum = learner.load(path, learner.lessons_for_continue(store, path, args.lesson))
         activity = Activity()  # references are read quietly: one summary line below
-        session = open_session(store, curriculum, lesson_ref=args.lesson, offline=args.offline,
-                               progress=lambda line: print(line, file=sys.stderr),
-                               activity=activity, take_over=args.take_over)
+        session = open_session(
+            store,
+            curriculum,
+            lesson_ref=args.lesson,
+            offline=args.offline,
+            progress=lambda line: print(line, file=sys.stderr),
+            activity=activity,
+            take_over=args.take_over,
+        )
         if session is None:
             io.say(f"You have finished {curriculum.name}. Run `tutor review` to keep it fresh.")
             return 0
-        io.say(f"{curriculum.name} · {session.title}"
-               + (f" · resuming at {session.prompt.position}" if session.resumed else ""))
+        io.say(
+            f"{curriculum.name} · {session.title}"
+            + (f" · resuming at {session.prompt.position}" if session.resumed else "")
+        )
         summary = None if session.resumed else sources_summary(session.digest, session.lesson.id)
         if summary:
             print(summary, file=sys.stderr)
@@ -61,8 +84,10 @@ def run_plain(args: argparse.Namespace) -> int:
             drive(io, session)
         except Paused:
             session.pause()
-            io.say(f"Paused at {session.prompt.position}. Everything you answered is saved; "
-                   f"run `{resume_command(store, curriculum.root)}` to pick up here.")
+            io.say(
+                f"Paused at {session.prompt.position}. Everything you answered is saved; "
+                f"run `{resume_command(store, curriculum.root)}` to pick up here."
+            )
             return 0
         finally:
             session.close()

@@ -50,8 +50,12 @@ def check_store() -> tuple[dict[str, Any], str | None]:
     except ImportError:
         return {**info, "ok": True, "status": "unavailable", "message": "store not available"}, None
     if not path.exists() and not path.is_symlink():  # a dangling or looping link is not absent
-        return {**info, "ok": True, "status": "absent",
-                "message": "not created yet; it is created on first use"}, None
+        return {
+            **info,
+            "ok": True,
+            "status": "absent",
+            "message": "not created yet; it is created on first use",
+        }, None
     try:
         store = Store(path)
     except StoreError as exc:  # damaged, read-only, newer, not a store: report, never a traceback
@@ -65,9 +69,13 @@ def check_store() -> tuple[dict[str, Any], str | None]:
         store.close()
     ok = bool(health.get("ok", True))
     version = health.get("schema_version")
-    return {**info, "ok": ok, "status": "ok" if ok else "damaged", "schema_version": version,
-            "message": f"opens, schema v{version}" + ("" if ok else "; integrity check failed"),
-            }, chosen
+    return {
+        **info,
+        "ok": ok,
+        "status": "ok" if ok else "damaged",
+        "schema_version": version,
+        "message": f"opens, schema v{version}" + ("" if ok else "; integrity check failed"),
+    }, chosen
 
 
 def check_curriculum(chosen: str | None) -> dict[str, Any]:
@@ -83,17 +91,29 @@ def check_curriculum(chosen: str | None) -> dict[str, Any]:
             try:
                 value = json.loads(learner.read_text(encoding="utf-8")).get("curriculum")
             except (OSError, ValueError, AttributeError):
-                return {"ok": False, "status": "error", "path": str(learner),
-                        "message": f"{learner} is not readable JSON"}
+                return {
+                    "ok": False,
+                    "status": "error",
+                    "path": str(learner),
+                    "message": f"{learner} is not readable JSON",
+                }
             chosen = str(value) if value else None
     if chosen is None or Path(chosen) == builtin_course_path():
         path = builtin_course_path()
-        return {"ok": True, "status": "builtin", "path": str(path),
-                "message": f"built-in course ({path})"}
+        return {
+            "ok": True,
+            "status": "builtin",
+            "path": str(path),
+            "message": f"built-in course ({path})",
+        }
     exists = Path(chosen).expanduser().exists()
-    return {"ok": exists, "status": "ok" if exists else "missing", "path": chosen,
-            "source": source,
-            "message": chosen if exists else f"{chosen} does not exist; run `tutor init`"}
+    return {
+        "ok": exists,
+        "status": "ok" if exists else "missing",
+        "path": chosen,
+        "source": source,
+        "message": chosen if exists else f"{chosen} does not exist; run `tutor init`",
+    }
 
 
 def check_endpoint(settings: Any) -> dict[str, Any]:
@@ -102,8 +122,11 @@ def check_endpoint(settings: Any) -> dict[str, Any]:
     from tutor.llm.health import check_model
 
     model = check_model(settings)
-    if settings is None or settings.offline or model["status"] in (
-            "unreachable", "rejected", "error", "unknown"):
+    if (
+        settings is None
+        or settings.offline
+        or model["status"] in ("unreachable", "rejected", "error", "unknown")
+    ):
         return model
     from tutor.llm.health import check_completion
 
@@ -122,21 +145,34 @@ def check_verifier(settings: Any) -> dict[str, Any]:
     if settings is None:
         return {"ok": True, "status": "unknown", "message": "settings are invalid"}
     if settings.offline:
-        return {"ok": True, "status": "offline", "independent": None,
-                "message": "offline: the deterministic verifiers decide"}
+        return {
+            "ok": True,
+            "status": "offline",
+            "independent": None,
+            "message": "offline: the deterministic verifiers decide",
+        }
     try:
         verifier = load_verifier_settings(settings)
     except TutorError as exc:
         return {"ok": False, "status": "invalid", "message": str(exc)}
     if verifier is settings:
-        return {"ok": True, "status": "same", "independent": False, "model": settings.model,
-                "message": f"the drafting model {settings.model} verifies its own drafts (not "
-                "independent; set TUTOR_VERIFIER_MODEL or [verifier] for a separate one)"}
+        return {
+            "ok": True,
+            "status": "same",
+            "independent": False,
+            "model": settings.model,
+            "message": f"the drafting model {settings.model} verifies its own drafts (not "
+            "independent; set TUTOR_VERIFIER_MODEL or [verifier] for a separate one)",
+        }
     checked = check_endpoint(verifier)
-    return {**checked, "independent": True, "model": verifier.model,
-            "base_url": verifier.base_url, "api_key": "present" if verifier.has_key else "absent",
-            "message": f"{verifier.model} at {verifier.base_url or '(default)'}: "
-            + checked["message"]}
+    return {
+        **checked,
+        "independent": True,
+        "model": verifier.model,
+        "base_url": verifier.base_url,
+        "api_key": "present" if verifier.has_key else "absent",
+        "message": f"{verifier.model} at {verifier.base_url or '(default)'}: " + checked["message"],
+    }
 
 
 def gather() -> dict[str, Any]:

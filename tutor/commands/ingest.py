@@ -8,7 +8,8 @@ import json
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
     p = sub.add_parser(
-        name, help="write finished lessons into your records (reviewed; shows what was rejected)",
+        name,
+        help="write finished lessons into your records (reviewed; shows what was rejected)",
         description="Run the Clerk over every lesson outcome still waiting to be recorded. "
         "Each batch of record updates passes the review gate: accepted ones are written all "
         "at once, rejected ones stay waiting with their reasons.",
@@ -31,15 +32,18 @@ def run(args: argparse.Namespace) -> int:
     finally:
         _close(provider)
     if args.json:
-        print(json.dumps([r.model_dump(mode="json", exclude={"writes"}) for r in results],
-                         indent=2))
+        print(
+            json.dumps([r.model_dump(mode="json", exclude={"writes"}) for r in results], indent=2)
+        )
         return 0
     if not results:
         if finished:
             print("Nothing to ingest: every finished lesson is already in your records.")
         else:
-            print("Nothing to ingest yet: no lesson is finished. Lessons go into your records "
-                  "when they end (`tutor continue`).")
+            print(
+                "Nothing to ingest yet: no lesson is finished. Lessons go into your records "
+                "when they end (`tutor continue`)."
+            )
         return 0
     for r in results:
         lesson, ingest_id = strip_terminal(r.lesson_id), strip_terminal(r.ingest_id)

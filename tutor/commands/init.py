@@ -6,9 +6,12 @@ import argparse
 
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
-    p = sub.add_parser(name, help="choose the curriculum to follow (default: the built-in course)",
-                       description="Point the tutor at a curriculum checkout. Without "
-                       "--curriculum, goes back to the built-in course.")
+    p = sub.add_parser(
+        name,
+        help="choose the curriculum to follow (default: the built-in course)",
+        description="Point the tutor at a curriculum checkout. Without "
+        "--curriculum, goes back to the built-in course.",
+    )
     p.add_argument("--curriculum", metavar="PATH", help="a curriculum folder (phases/…/docs/en.md)")
     return p
 
@@ -22,7 +25,9 @@ def run(args: argparse.Namespace) -> int:
         curriculum = learner.load(path)
         store.set_setting(learner.CURRICULUM_KEY, str(path))
     first = curriculum.lessons[0]
-    print(f"Following {curriculum.name} ({path}): {len(curriculum.lessons)} lessons, "
-          f"{len(curriculum.warnings)} warnings.")
+    print(
+        f"Following {curriculum.name} ({path}): {len(curriculum.lessons)} lessons, "
+        f"{len(curriculum.warnings)} warnings."
+    )
     print(f"Start with `tutor continue` ({first.id} {first.title}).")
     return 0

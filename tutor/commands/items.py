@@ -22,14 +22,22 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
     p = sub.add_parser(
-        name, help="the probe and quiz items a lesson would present, with their receipts",
+        name,
+        help="the probe and quiz items a lesson would present, with their receipts",
         description="List the probe and end-of-lesson quiz items the tutor would present for "
         "LESSON, as the learner would see them (options in shown order), each with the id of "
-        "the quiz_audit receipt it passed. Items the gate withholds are listed separately.")
-    p.add_argument("lesson", metavar="LESSON",
-                   help="a lesson id such as 'P1 L08' or 'p1l8', or the lesson's folder")
-    p.add_argument("--curriculum", metavar="PATH",
-                   help="the curriculum to read (default: the one chosen by `tutor init`)")
+        "the quiz_audit receipt it passed. Items the gate withholds are listed separately.",
+    )
+    p.add_argument(
+        "lesson",
+        metavar="LESSON",
+        help="a lesson id such as 'P1 L08' or 'p1l8', or the lesson's folder",
+    )
+    p.add_argument(
+        "--curriculum",
+        metavar="PATH",
+        help="the curriculum to read (default: the one chosen by `tutor init`)",
+    )
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     return p
 
@@ -43,12 +51,23 @@ def presented_items(curriculum: Curriculum, lesson: Lesson) -> list[tuple[str, P
 
     out: list[tuple[str, Presented]] = []
     for batch in selection.probe_batches(curriculum, lesson):
-        out += [("probe", p) for p in present(broad_to_narrow(batch["items"]), batch["lesson"],
-                                             salt=selection.PROBE_SALT, curriculum=curriculum)]
+        out += [
+            ("probe", p)
+            for p in present(
+                broad_to_narrow(batch["items"]),
+                batch["lesson"],
+                salt=selection.PROBE_SALT,
+                curriculum=curriculum,
+            )
+        ]
     probed = {p.id for _, p in out}
-    out += [("quiz", p) for p in present(selection.quiz_bank(lesson), lesson,
-                                         salt=selection.QUIZ_SALT, curriculum=curriculum)
-            if p.id not in probed]
+    out += [
+        ("quiz", p)
+        for p in present(
+            selection.quiz_bank(lesson), lesson, salt=selection.QUIZ_SALT, curriculum=curriculum
+        )
+        if p.id not in probed
+    ]
     return out
 
 
@@ -63,15 +82,18 @@ def _concept(curriculum: Curriculum, item: Presented) -> str:
 
 def _message_id(lesson: Lesson, purpose: str, item: Presented, concept: str) -> str:
     """One message per distinct presented content, so its quiz_audit receipt is unambiguous."""
-    body = json.dumps([item.to_question().model_dump(mode="json"), purpose, concept,
-                       item.reference], sort_keys=True)
+    body = json.dumps(
+        [item.to_question().model_dump(mode="json"), purpose, concept, item.reference],
+        sort_keys=True,
+    )
     digest = hashlib.sha256(body.encode()).hexdigest()[:12]
     return f"items:{lesson.id}:{purpose}:{item.id}:{digest}"
 
 
 def _receipt_id(store: Store, message_id: str) -> str | None:
-    ids = [row["receipt_id"] for row in store.receipts_for(message_id)
-           if row["gate"] == "quiz_audit"]
+    ids = [
+        row["receipt_id"] for row in store.receipts_for(message_id) if row["gate"] == "quiz_audit"
+    ]
     return ids[-1] if ids else None
 
 
@@ -88,31 +110,59 @@ def collect(store: Store, curriculum: Curriculum, lesson: Lesson) -> dict[str, A
     for purpose, item in presented_items(curriculum, lesson):
         concept = _concept(curriculum, item)
         message_id = _message_id(lesson, purpose, item, concept)
-        outcome = gate.ask(message_id, item.render(), [item.to_question()],
-                           "probe" if purpose == "probe" else "end-of-lesson quiz", concept,
-                           item.reference)
+        outcome = gate.ask(
+            message_id,
+            item.render(),
+            [item.to_question()],
+            "probe" if purpose == "probe" else "end-of-lesson quiz",
+            concept,
+            item.reference,
+        )
         receipt_id = _receipt_id(store, message_id)
         if isinstance(outcome, Block):
-            withheld.append({
-                "id": item.id, "lesson_id": item.lesson_id, "purpose": purpose,
-                "type": item.type, "question": item.question, "code": outcome.code,
-                "reason": outcome.reason, "details": list(outcome.details),
-                "receipt_id": receipt_id,
-            })
+            withheld.append(
+                {
+                    "id": item.id,
+                    "lesson_id": item.lesson_id,
+                    "purpose": purpose,
+                    "type": item.type,
+                    "question": item.question,
+                    "code": outcome.code,
+                    "reason": outcome.reason,
+                    "details": list(outcome.details),
+                    "receipt_id": receipt_id,
+                }
+            )
             continue
         if receipt_id is None:  # an emitted ask always has its receipt; never list one without
-            withheld.append({
-                "id": item.id, "lesson_id": item.lesson_id, "purpose": purpose,
-                "type": item.type, "question": item.question, "code": "G02",
-                "reason": "no quiz_audit receipt was kept", "details": [], "receipt_id": None,
-            })
+            withheld.append(
+                {
+                    "id": item.id,
+                    "lesson_id": item.lesson_id,
+                    "purpose": purpose,
+                    "type": item.type,
+                    "question": item.question,
+                    "code": "G02",
+                    "reason": "no quiz_audit receipt was kept",
+                    "details": [],
+                    "receipt_id": None,
+                }
+            )
             continue
         entry: dict[str, Any] = {
-            "id": item.id, "lesson_id": item.lesson_id, "purpose": purpose, "type": item.type,
-            "question": item.question, "options": list(item.options),
-            "correct_index": item.correct_index, "bloom": item.bloom, "stage": item.stage,
-            "receipt_id": receipt_id, "unverified": bool(outcome.unverified),
-            "flags": list(outcome.flags), "note": item.note,
+            "id": item.id,
+            "lesson_id": item.lesson_id,
+            "purpose": purpose,
+            "type": item.type,
+            "question": item.question,
+            "options": list(item.options),
+            "correct_index": item.correct_index,
+            "bloom": item.bloom,
+            "stage": item.stage,
+            "receipt_id": receipt_id,
+            "unverified": bool(outcome.unverified),
+            "flags": list(outcome.flags),
+            "note": item.note,
         }
         if item.type == "numeric":
             entry["answer"] = item.answer
@@ -133,8 +183,10 @@ def _print_listing(report: dict[str, Any], title: str, curriculum_root: str) -> 
     s = report["summary"]
     print(_plain(f"{report['lesson']} {title}"))
     print(_plain(f"Curriculum: {curriculum_root}"))
-    print(f"{len(report['items'])} items: {s['mcq']} multiple choice · {s['numeric']} numeric · "
-          f"{s['free_recall']} free recall; {len(report['withheld'])} withheld")
+    print(
+        f"{len(report['items'])} items: {s['mcq']} multiple choice · {s['numeric']} numeric · "
+        f"{s['free_recall']} free recall; {len(report['withheld'])} withheld"
+    )
     for purpose, heading in (("probe", "Probe"), ("quiz", "End-of-lesson quiz")):
         rows = [i for i in report["items"] if i["purpose"] == purpose]
         if not rows:
@@ -153,8 +205,12 @@ def _print_listing(report: dict[str, Any], title: str, curriculum_root: str) -> 
                 print(_plain(f"       note: {item['note']}"))
             if item["lesson_id"] != report["lesson"]:
                 print(_plain(f"       from: {item['lesson_id']}"))
-            print(_plain(f"       receipt: {item['receipt_id']}"
-                         + ("  (UNVERIFIED)" if item["unverified"] else "")))
+            print(
+                _plain(
+                    f"       receipt: {item['receipt_id']}"
+                    + ("  (UNVERIFIED)" if item["unverified"] else "")
+                )
+            )
     if report["withheld"]:
         print("\nWithheld (blocked by the gate, never shown)")
         for item in report["withheld"]:

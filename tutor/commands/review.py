@@ -6,11 +6,17 @@ import argparse
 
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
-    p = sub.add_parser(name, help="review what is due: mistakes first, then concepts (offline)",
-                       description="Review what is due: mistakes first, then concepts. "
-                       "Stop any time with p; every answer is saved when you give it.")
-    p.add_argument("--plain", action="store_true",
-                   help="line-mode dialogue on stdin/stdout (screen readers, scripts)")
+    p = sub.add_parser(
+        name,
+        help="review what is due: mistakes first, then concepts (offline)",
+        description="Review what is due: mistakes first, then concepts. "
+        "Stop any time with p; every answer is saved when you give it.",
+    )
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help="line-mode dialogue on stdin/stdout (screen readers, scripts)",
+    )
     return p
 
 

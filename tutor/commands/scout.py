@@ -12,16 +12,24 @@ from tutor.output import dumps
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
     p = sub.add_parser(
-        name, help="gather a lesson's sources into a digest (drift shown)",
+        name,
+        help="gather a lesson's sources into a digest (drift shown)",
         description="Read a lesson's own document and its Further Reading links live, compare "
         "each with what was seen last time (ok / changed / new / unreachable), and build the "
         "digest the tutor teaches from.",
     )
     p.add_argument("lesson", metavar="LESSON", help="a lesson id such as 'P1 L08', or its folder")
-    p.add_argument("--curriculum", metavar="PATH", help="curriculum folder (default: the one "
-                   "chosen with `tutor init`, else the built-in course)")
-    p.add_argument("--offline", action="store_true",
-                   help="fetch nothing and ask no model; external references show as unreachable")
+    p.add_argument(
+        "--curriculum",
+        metavar="PATH",
+        help="curriculum folder (default: the one "
+        "chosen with `tutor init`, else the built-in course)",
+    )
+    p.add_argument(
+        "--offline",
+        action="store_true",
+        help="fetch nothing and ask no model; external references show as unreachable",
+    )
     p.add_argument("--json", action="store_true", help="print the digest as JSON")
     return p
 
@@ -43,11 +51,11 @@ def run(args: argparse.Namespace) -> int:
             from tutor.llm.recorder import StoreRecorder
 
             provider = make_provider(recorder=StoreRecorder(store))
-        digest = prepare_sync(lesson, curriculum, store, provider=provider,
-                              offline=args.offline, progress=_progress)
+        digest = prepare_sync(
+            lesson, curriculum, store, provider=provider, offline=args.offline, progress=_progress
+        )
     if args.json:
-        print(dumps(digest.model_dump(mode="json"), indent=2, sort_keys=True,
-                    ensure_ascii=False))
+        print(dumps(digest.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False))
         return 0
     print(summary(digest))
     return 0
@@ -59,8 +67,12 @@ def _indent(text: str, prefix: str = "    ") -> str:
 
 def summary(digest) -> str:
     """A readable, plain-text summary of a digest."""
-    lines = [f"{digest.lesson_id} · {digest.lesson_title} ({digest.curriculum})",
-             f"digest {digest.id}, prepared {digest.created_at}", "", "Sources:"]
+    lines = [
+        f"{digest.lesson_id} · {digest.lesson_title} ({digest.curriculum})",
+        f"digest {digest.id}, prepared {digest.created_at}",
+        "",
+        "Sources:",
+    ]
     for source in digest.sources:
         reason = f" — {source.reason}" if source.reason else ""
         lines.append(f"  {source.kind:<9} {source.status:<11} {source.title}{reason}")

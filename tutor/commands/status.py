@@ -8,8 +8,11 @@ from tutor.output import dumps
 
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
-    p = sub.add_parser(name, help="position, due counts, concepts by status, mastery",
-                       description="Show where you are, what is due, and your concepts.")
+    p = sub.add_parser(
+        name,
+        help="position, due counts, concepts by status, mastery",
+        description="Show where you are, what is due, and your concepts.",
+    )
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     return p
 
@@ -26,8 +29,11 @@ def collect() -> dict:
             # the curriculum of the position shown; the chosen one when nothing is started
             "curriculum": session["curriculum"] if session and session["curriculum"] else chosen,
             "default_curriculum": chosen,
-            "position": None if session is None else {
-                "lesson": session["lesson_id"], "status": session["status"],
+            "position": None
+            if session is None
+            else {
+                "lesson": session["lesson_id"],
+                "status": session["status"],
                 "where": session["position"],
             },
             "due": ledger.due_counts(store),

@@ -7,13 +7,15 @@ import argparse
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
     p = sub.add_parser(
-        name, help="write markdown views of your records (concepts, mistakes, lessons, pages)",
+        name,
+        help="write markdown views of your records (concepts, mistakes, lessons, pages)",
         description="Generate markdown views of your records from the store: active concepts, "
         "mistakes, learning records, knowledge pages and session notes. They are rewritten "
         "from scratch each time and never read back.",
     )
-    p.add_argument("--out", metavar="DIR",
-                   help="folder to write them in (default: views/ in your tutor home)")
+    p.add_argument(
+        "--out", metavar="DIR", help="folder to write them in (default: views/ in your tutor home)"
+    )
     return p
 
 
@@ -29,8 +31,10 @@ def run(args: argparse.Namespace) -> int:
         except ViewsError as exc:
             raise TutorError(str(exc)) from None
         except OSError as exc:
-            raise TutorError(f"cannot write the views to {args.out or 'your tutor home'}: "
-                             f"{exc.strerror or exc}; choose another folder with --out") from None
+            raise TutorError(
+                f"cannot write the views to {args.out or 'your tutor home'}: "
+                f"{exc.strerror or exc}; choose another folder with --out"
+            ) from None
     for path in paths:
         print(path)
     return 0

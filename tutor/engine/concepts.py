@@ -17,12 +17,16 @@ from tutor.engine.selection import concept_id, slug
 
 MAX_CONCEPTS = 8
 # subsections about the lesson rather than a concept of it
-_NOT_A_CONCEPT = re.compile(r"^\s*(where|why|when|how this|example|step|exercise|summary|"
-                            r"recap|putting it)\b", re.IGNORECASE)
+_NOT_A_CONCEPT = re.compile(
+    r"^\s*(where|why|when|how this|example|step|exercise|summary|"
+    r"recap|putting it)\b",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"[a-z0-9]+")
 _COMMON = frozenset(
     "the a an of to in on for and or is are be by with as at this that which what when how why "
-    "from it its into than then does do you your using use two one what's between".split())
+    "from it its into than then does do you your using use two one what's between".split()
+)
 
 
 def _words(text: str) -> set[str]:
@@ -56,8 +60,7 @@ def lesson_concepts(lesson: Lesson, glossary: dict[str, str]) -> list[dict[str, 
             within = "concept" in section.title.lower()
         elif section.level == 3 and within and not _NOT_A_CONCEPT.match(section.title):
             add(f"{lesson_slug}-{slug(section.title)}", section.title.strip())
-    headings = " ".join([lesson.title, *lesson.objectives,
-                         *(s.title for s in lesson.sections)])
+    headings = " ".join([lesson.title, *lesson.objectives, *(s.title for s in lesson.sections)])
     for term in sorted(glossary):
         if _named_in(term, headings):
             add(f"term-{slug(term)}", term.strip())

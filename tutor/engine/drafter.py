@@ -111,60 +111,105 @@ class Drafter:
                 return None
             self.activity.report(_DOING.get(purpose, "asking the model"))
         try:
-            return aio.run(self.provider.structured(skill=skill, data=data, schema=schema,
-                                                    purpose=purpose), self.provider)
+            return aio.run(
+                self.provider.structured(skill=skill, data=data, schema=schema, purpose=purpose),
+                self.provider,
+            )
         except ModelFailure:
             return None
 
     def draft(self, step: dict[str, Any], compiled: dict[str, Any]) -> dict[str, Any] | None:
         """A fresh explanation of the step from its excerpts; None → teach the compiled step."""
-        made = self._call("tutor", {
-            "task": "teach_step", "step": step["title"],
-            "untrusted_excerpts": compiled["excerpt"], "sources": compiled["sources"],
-        }, StepDraft, "teach")
+        made = self._call(
+            "tutor",
+            {
+                "task": "teach_step",
+                "step": step["title"],
+                "untrusted_excerpts": compiled["excerpt"],
+                "sources": compiled["sources"],
+            },
+            StepDraft,
+            "teach",
+        )
         content = _usable(made)
         if content is None:
             return None
-        return {"content": content, "sources": compiled["sources"],
-                "excerpt": compiled["excerpt"], "model": True}
+        return {
+            "content": content,
+            "sources": compiled["sources"],
+            "excerpt": compiled["excerpt"],
+            "model": True,
+        }
 
-    def revise(self, step: dict[str, Any], made: dict[str, Any], draft: str,
-               flagged: list[tuple[str, str]]) -> str | None:
+    def revise(
+        self, step: dict[str, Any], made: dict[str, Any], draft: str, flagged: list[tuple[str, str]]
+    ) -> str | None:
         """The draft revised where the verifier found issues (claims it disputes, with its
         explanation); None when the model cannot revise it."""
-        revised = self._call("tutor", {
-            "task": "revise_step", "step": step["title"], "untrusted_draft": draft,
-            "untrusted_disputed": [{"claim": c, "problem": why} for c, why in flagged],
-            "untrusted_excerpts": made["excerpt"], "sources": made["sources"],
-        }, StepDraft, "revise")
+        revised = self._call(
+            "tutor",
+            {
+                "task": "revise_step",
+                "step": step["title"],
+                "untrusted_draft": draft,
+                "untrusted_disputed": [{"claim": c, "problem": why} for c, why in flagged],
+                "untrusted_excerpts": made["excerpt"],
+                "sources": made["sources"],
+            },
+            StepDraft,
+            "revise",
+        )
         return _usable(revised)
 
     def isomorphic(self, item) -> dict[str, Any] | None:
         """The same concept, structurally different wording: the re-probe after a lucky hunch."""
-        made = self._call("tutor", {
-            "task": "isomorphic_item", "untrusted_item": item.question,
-            "untrusted_reference": item.reference,
-        }, IsomorphicItem, "reprobe")
+        made = self._call(
+            "tutor",
+            {
+                "task": "isomorphic_item",
+                "untrusted_item": item.question,
+                "untrusted_reference": item.reference,
+            },
+            IsomorphicItem,
+            "reprobe",
+        )
         return _fair_mcq(made, item, item.id + "-iso", "an isomorphic re-probe made by the model")
 
     def rewrite(self, item) -> dict[str, Any] | None:
         """A bank item that failed the quiz rules, rewritten by the model as an MCQ."""
-        made = self._call("tutor", {
-            "task": "rewrite_item", "untrusted_item": item.question,
-            "untrusted_reference": item.reference,
-            "rules": "4 options of balanced length and shape; one correct; no all/none of the "
-                     "above; no negatives; the key must not echo the question's words",
-        }, IsomorphicItem, "rewrite")
-        return _fair_mcq(made, item, item.id,
-                         "rewritten by the model from a bank item that failed the quiz rules")
+        made = self._call(
+            "tutor",
+            {
+                "task": "rewrite_item",
+                "untrusted_item": item.question,
+                "untrusted_reference": item.reference,
+                "rules": "4 options of balanced length and shape; one correct; no all/none of the "
+                "above; no negatives; the key must not echo the question's words",
+            },
+            IsomorphicItem,
+            "rewrite",
+        )
+        return _fair_mcq(
+            made,
+            item,
+            item.id,
+            "rewritten by the model from a bank item that failed the quiz rules",
+        )
 
     def grade(self, item, answer: str) -> bool | None:
         """The model's grade of a free-recall answer against the reference; None when it cannot
         grade (the learner then grades it)."""
-        made = self._call("grader", {
-            "task": "grade_free_recall", "question": item.question,
-            "untrusted_reference": item.reference, "untrusted_answer": answer,
-        }, FreeRecallGrade, "grade")
+        made = self._call(
+            "grader",
+            {
+                "task": "grade_free_recall",
+                "question": item.question,
+                "untrusted_reference": item.reference,
+                "untrusted_answer": answer,
+            },
+            FreeRecallGrade,
+            "grade",
+        )
         return None if made is None else made.passed
 
 
@@ -188,13 +233,27 @@ def _fair_mcq(made: IsomorphicItem | None, item, new_id: str, note: str) -> dict
 
     if made is None or len(made.options) != 4 or not 0 <= made.correct_index < 4:
         return None
-    question = QuizQuestion(id=new_id, type="mcq", question=made.question,
-                            options=made.options, correct_index=made.correct_index)
+    question = QuizQuestion(
+        id=new_id,
+        type="mcq",
+        question=made.question,
+        options=made.options,
+        correct_index=made.correct_index,
+    )
     if mcq.blocking(mcq.audit_item(question)):
         return None
     if guessable_by(made.question, made.options, made.correct_index):
         return None
     options, key = place_key(made.options, made.correct_index, new_id)
-    return {"id": new_id, "lesson_id": item.lesson_id, "type": "mcq", "question": made.question,
-            "options": options, "correct_index": key, "reference": item.reference,
-            "bloom": item.bloom, "stage": item.stage, "note": note}
+    return {
+        "id": new_id,
+        "lesson_id": item.lesson_id,
+        "type": "mcq",
+        "question": made.question,
+        "options": options,
+        "correct_index": key,
+        "reference": item.reference,
+        "bloom": item.bloom,
+        "stage": item.stage,
+        "note": note,
+    }

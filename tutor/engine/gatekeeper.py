@@ -37,8 +37,10 @@ Outcome = Emit | Block
 # What a draft reviser returns: the revised text, or None when it cannot revise.
 Reviser = Callable[[str, list[tuple[str, str]]], str | None]
 log = logging.getLogger("tutor.engine")
-NOT_INDEPENDENT = ("checked by the model that wrote it, not by an independent verifier "
-                   "(set TUTOR_VERIFIER_MODEL for one)")
+NOT_INDEPENDENT = (
+    "checked by the model that wrote it, not by an independent verifier "
+    "(set TUTOR_VERIFIER_MODEL for one)"
+)
 
 
 def _online(provider: Any) -> bool:
@@ -59,15 +61,15 @@ def _same_model(a: Any, b: Any) -> bool:
 def describe(envelopes: Sequence[Envelope]) -> str:
     """What a verification is doing, for the learner waiting on it."""
     claims = sum(len(e.claims) for e in envelopes if isinstance(e, FactCheckEnvelope))
-    sources = len({u for e in envelopes if isinstance(e, FactCheckEnvelope)
-                   for u in e.source_urls})
-    questions = sum(len(e.questions_json) for e in envelopes
-                    if isinstance(e, QuizAuditEnvelope))
+    sources = len({u for e in envelopes if isinstance(e, FactCheckEnvelope) for u in e.source_urls})
+    questions = sum(len(e.questions_json) for e in envelopes if isinstance(e, QuizAuditEnvelope))
     grades = sum(isinstance(e, GradeAuditEnvelope) for e in envelopes)
     parts = []
     if claims:
-        parts.append(f"checking {claims} claim{'s' * (claims != 1)} against {sources} "
-                     f"source{'s' * (sources != 1)}")
+        parts.append(
+            f"checking {claims} claim{'s' * (claims != 1)} against {sources} "
+            f"source{'s' * (sources != 1)}"
+        )
     if questions:
         parts.append(f"auditing {questions} question{'s' * (questions != 1)}")
     if grades:
@@ -87,8 +89,11 @@ class Gatekeeper:
         self.provider = provider if _online(provider) else None
         verifier = getattr(self.provider, "verifier", None) or self.provider
         self.verifier = verifier if _online(verifier) else None
-        self.independent = (self.verifier is not None and self.provider is not None
-                            and not _same_model(self.verifier, self.provider))
+        self.independent = (
+            self.verifier is not None
+            and self.provider is not None
+            and not _same_model(self.verifier, self.provider)
+        )
         self._verdicts: dict[str, tuple[Verdict, str, str]] = {}
         self._in_flight: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
@@ -107,11 +112,15 @@ class Gatekeeper:
             if not separate:
                 told = b.notice()
             elif p is self.verifier:
-                told = b.notice("The verifier model", "the lesson's own text and the offline "
-                                "checks (nothing the model drafts is shown unchecked)")
+                told = b.notice(
+                    "The verifier model",
+                    "the lesson's own text and the offline "
+                    "checks (nothing the model drafts is shown unchecked)",
+                )
             else:
-                told = b.notice("The model", "the lesson's own text, still checked by the "
-                                "verifier model")
+                told = b.notice(
+                    "The model", "the lesson's own text, still checked by the verifier model"
+                )
             if told:
                 return told
         return None
@@ -136,8 +145,9 @@ class Gatekeeper:
             if receipt is None or receipt.verifier != "model" or receipt.verifier_model != model:
                 continue
             with self._lock:
-                self._verdicts.setdefault(receipt.envelope.model_dump_json(),
-                                          (receipt.verdict, "model", ""))
+                self._verdicts.setdefault(
+                    receipt.envelope.model_dump_json(), (receipt.verdict, "model", "")
+                )
             taken += 1
         return taken
 
@@ -183,8 +193,9 @@ class Gatekeeper:
         verifier = self.verifier
 
         async def all_of() -> list:
-            return await asyncio.gather(*(verify_for_receipt(verifier, e) for e in todo.values()),
-                                        return_exceptions=True)
+            return await asyncio.gather(
+                *(verify_for_receipt(verifier, e) for e in todo.values()), return_exceptions=True
+            )
 
         try:
             results: list[Any] = aio.run(all_of(), verifier)
@@ -204,34 +215,61 @@ class Gatekeeper:
         done.set()
 
     @staticmethod
-    def ask_envelope(questions: list[QuizQuestion], purpose: str, concept: str, excerpt: str
-                     ) -> QuizAuditEnvelope:
+    def ask_envelope(
+        questions: list[QuizQuestion], purpose: str, concept: str, excerpt: str
+    ) -> QuizAuditEnvelope:
         return QuizAuditEnvelope(
-            questions_json=questions, purpose=purpose, concept=concept,  # type: ignore[arg-type]
+            questions_json=questions,
+            purpose=purpose,
+            concept=concept,  # type: ignore[arg-type]
             bloom_levels=sorted({q.target_bloom or "understand" for q in questions}),
             source_excerpt=excerpt,
         )
 
     @staticmethod
-    def grade_envelope(item: QuizQuestion, answer: str, passed: bool, excerpt: str,
-                       rubric: list[str] | None = None, error_type: str | None = None,
-                       rubric_hits: list[str] | None = None) -> GradeAuditEnvelope:
+    def grade_envelope(
+        item: QuizQuestion,
+        answer: str,
+        passed: bool,
+        excerpt: str,
+        rubric: list[str] | None = None,
+        error_type: str | None = None,
+        rubric_hits: list[str] | None = None,
+    ) -> GradeAuditEnvelope:
         return GradeAuditEnvelope(
-            item=item, learner_answer=answer,
-            proposed_grade=ProposedGrade(passed=passed, error_type=error_type,  # type: ignore[arg-type]
-                                         rubric_hits=rubric_hits or []),
-            rubric=rubric or [], reference_excerpt=excerpt,
+            item=item,
+            learner_answer=answer,
+            proposed_grade=ProposedGrade(
+                passed=passed,
+                error_type=error_type,  # type: ignore[arg-type]
+                rubric_hits=rubric_hits or [],
+            ),
+            rubric=rubric or [],
+            reference_excerpt=excerpt,
         )
 
-    def _receipt(self, message_id: str, envelope: Envelope, cycles: int = 0,
-                 verified: tuple[Verdict, str, str] | None = None) -> Receipt:
+    def _receipt(
+        self,
+        message_id: str,
+        envelope: Envelope,
+        cycles: int = 0,
+        verified: tuple[Verdict, str, str] | None = None,
+    ) -> Receipt:
         verdict, verifier, _note = verified or self._verify(envelope)
         extra: dict[str, Any] = {}
         if verifier == "model" and self.verifier is not None:
-            extra = {"verifier_model": getattr(self.verifier, "model", None),
-                     "independent": self.independent}
-        receipt = make_receipt(message_id, envelope, verdict, cycles, verifier,  # type: ignore[arg-type]
-                               **extra)
+            extra = {
+                "verifier_model": getattr(self.verifier, "model", None),
+                "independent": self.independent,
+            }
+        receipt = make_receipt(
+            message_id,
+            envelope,
+            verdict,
+            cycles,
+            verifier,  # type: ignore[arg-type]
+            **extra,
+        )
         save_receipt(self.store, receipt)
         with self._lock:
             self.verified_by[message_id] = verifier
@@ -248,18 +286,34 @@ class Gatekeeper:
         questions, so no gate — but it still passes the checker."""
         return self._check(Turn(message_id=message_id, kind="notice", content=content), [])
 
-    def ask(self, message_id: str, content: str, questions: list[QuizQuestion], purpose: str,
-            concept: str, excerpt: str, cycles: int = 0) -> Outcome:
+    def ask(
+        self,
+        message_id: str,
+        content: str,
+        questions: list[QuizQuestion],
+        purpose: str,
+        concept: str,
+        excerpt: str,
+        cycles: int = 0,
+    ) -> Outcome:
         """Audit and check a turn that asks; `cycles`: the revisions made before this audit
         (a disputed choice item asked again as free recall is one)."""
-        receipt = self._receipt(message_id, self.ask_envelope(questions, purpose, concept,
-                                                              excerpt), cycles)
+        receipt = self._receipt(
+            message_id, self.ask_envelope(questions, purpose, concept, excerpt), cycles
+        )
         turn = Turn(message_id=message_id, kind="ask", content=content, questions=questions)
         return self._check(turn, [receipt])
 
-    def teach(self, message_id: str, content: str, sources: list[str], excerpt: str,
-              context: str = "", revise: Reviser | None = None, offline: bool = False
-              ) -> Outcome:
+    def teach(
+        self,
+        message_id: str,
+        content: str,
+        sources: list[str],
+        excerpt: str,
+        context: str = "",
+        revise: Reviser | None = None,
+        offline: bool = False,
+    ) -> Outcome:
         """Fact-check exactly this draft. Its claims are the program's: every sentence of the
         draft that asserts something (tutor.gates.claims). Corrections the verifier gives are
         folded in; claims with issues and no correction go to `revise` (a redraft), and the
@@ -274,17 +328,26 @@ class Gatekeeper:
                 return self.notice_turn(message_id, rendered)
             claim_models = [Claim(id=f"c{n + 1}", claim=c) for n, c in enumerate(texts)]
             envelope = FactCheckEnvelope(
-                claims=claim_models, rendered_content=rendered, source_urls=sources,
-                reference_excerpt=excerpt, context=context,
+                claims=claim_models,
+                rendered_content=rendered,
+                source_urls=sources,
+                reference_excerpt=excerpt,
+                context=context,
             )
-            verified = ((offline_verifier.verify(envelope), "offline", "") if offline
-                        else self._verify(envelope))
+            verified = (
+                (offline_verifier.verify(envelope), "offline", "")
+                if offline
+                else self._verify(envelope)
+            )
             verdict = verified[0]
             flagged = []
             if isinstance(verdict, FactCheckVerdict):
                 by_id = {c.id: c.claim for c in claim_models}
-                flagged = [(by_id[v.id], v.explanation) for v in verdict.claims
-                           if v.verdict == "ISSUES" and not v.corrected_claim]
+                flagged = [
+                    (by_id[v.id], v.explanation)
+                    for v in verdict.claims
+                    if v.verdict == "ISSUES" and not v.corrected_claim
+                ]
             if not flagged or revise is None or cycles >= MAX_CYCLES:
                 break
             revised = revise(rendered, flagged)
@@ -302,11 +365,21 @@ class Gatekeeper:
         turn = Turn(message_id=message_id, kind="teach", content=emitted, claims=claim_models)
         return self._check(turn, [receipt])
 
-    def grade(self, message_id: str, content: str, item: QuizQuestion, answer: str,
-              passed: bool, excerpt: str, rubric: list[str] | None = None,
-              error_type: str | None = None, rubric_hits: list[str] | None = None) -> Outcome:
-        envelope = self.grade_envelope(item, answer, passed, excerpt, rubric, error_type,
-                                       rubric_hits)
+    def grade(
+        self,
+        message_id: str,
+        content: str,
+        item: QuizQuestion,
+        answer: str,
+        passed: bool,
+        excerpt: str,
+        rubric: list[str] | None = None,
+        error_type: str | None = None,
+        rubric_hits: list[str] | None = None,
+    ) -> Outcome:
+        envelope = self.grade_envelope(
+            item, answer, passed, excerpt, rubric, error_type, rubric_hits
+        )
         receipt = self._receipt(message_id, envelope)
         turn = Turn(message_id=message_id, kind="grade", content=content, questions=[item])
         return self._check(turn, [receipt])

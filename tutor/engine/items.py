@@ -30,9 +30,12 @@ _STOP = frozenset(
 _WORD = re.compile(r"[a-z0-9]+")
 _APPLY_HINTS = re.compile(
     r"\b(compute|calculate|what is the (value|output|result)|given|evaluate|derive|how many|"
-    r"what does .* (print|return|output)|which code|implement|if you)\b", re.I)
-_ANALYZE_HINTS = re.compile(r"\b(why|compare|difference|trade-?off|best explains|most likely)\b",
-                            re.I)
+    r"what does .* (print|return|output)|which code|implement|if you)\b",
+    re.I,
+)
+_ANALYZE_HINTS = re.compile(
+    r"\b(why|compare|difference|trade-?off|best explains|most likely)\b", re.I
+)
 
 
 class Presented(BaseModel):
@@ -55,8 +58,13 @@ class Presented(BaseModel):
 
     def to_question(self) -> QuizQuestion:
         return QuizQuestion(
-            id=self.id, type=self.type, question=self.question, options=self.options,
-            correct_index=self.correct_index, target_bloom=self.bloom, answer=self.answer,
+            id=self.id,
+            type=self.type,
+            question=self.question,
+            options=self.options,
+            correct_index=self.correct_index,
+            target_bloom=self.bloom,
+            answer=self.answer,
             tolerance=self.tolerance,
         )
 
@@ -87,8 +95,9 @@ def words(text: str) -> set[str]:
 
 def as_free_recall(item: Presented, note: str) -> Presented:
     """A presented choice item asked as free recall instead (the key becomes the reference)."""
-    return item.model_copy(update={"type": "free_recall", "options": [], "correct_index": None,
-                                   "note": note})
+    return item.model_copy(
+        update={"type": "free_recall", "options": [], "correct_index": None, "note": note}
+    )
 
 
 def _strategy_scores(question: str, options: Sequence[str]) -> dict[str, list[float]]:
@@ -103,11 +112,14 @@ def _strategy_scores(question: str, options: Sequence[str]) -> dict[str, list[fl
         "shortest": [float(-n) for n in lengths],
         "most_words": [float(len(o.split())) for o in options],
         "stem_overlap": [float(len(stem & w)) for w in option_words],
-        "convergence": [float(sum(len(w & v) for m, v in enumerate(option_words) if m != n))
-                        for n, w in enumerate(option_words)],
+        "convergence": [
+            float(sum(len(w & v) for m, v in enumerate(option_words) if m != n))
+            for n, w in enumerate(option_words)
+        ],
         "odd_length": [abs(n - mean) for n in lengths],
-        "strike_longest": [float(lengths[n]) if n != longest else -1.0
-                           for n in range(len(options))],
+        "strike_longest": [
+            float(lengths[n]) if n != longest else -1.0 for n in range(len(options))
+        ],
     }
 
 
@@ -126,8 +138,11 @@ def guessable_by(question: str, options: Sequence[str], key: int) -> list[str]:
     """The answer-free strategies that single out the key, alone or in a tie (a strategy that
     scores every option alike picks nothing)."""
     everyone = 1 / len(options)
-    return [name for name, w in guess_weights(question, options, key).items()
-            if w > 0 and abs(w - everyone) > 1e-9]
+    return [
+        name
+        for name, w in guess_weights(question, options, key).items()
+        if w > 0 and abs(w - everyone) > 1e-9
+    ]
 
 
 GUESS_CAP = 0.30  # no answer-free strategy may pick the key in more than this share of MCQs
@@ -142,20 +157,34 @@ def _as_free_recall(item: QuizItem, lesson: Lesson, note: str) -> Presented:
     key = item.options[item.correct] if 0 <= item.correct < len(item.options) else ""
     reference = f"{key}. {item.explanation}".strip(". ") if key else item.explanation
     return Presented(
-        id=item.id, lesson_id=lesson.id, type="free_recall", question=item.question,
-        reference=reference or "(no reference in the bank)", bloom=bloom_of(item),
-        stage=item.stage, note=note,
+        id=item.id,
+        lesson_id=lesson.id,
+        type="free_recall",
+        question=item.question,
+        reference=reference or "(no reference in the bank)",
+        bloom=bloom_of(item),
+        stage=item.stage,
+        note=note,
     )
 
 
 def _issues(item: QuizItem) -> list:
-    return mcq.blocking(mcq.audit_item(QuizQuestion(
-        id=item.id, type="mcq", question=item.question, options=item.options,
-        correct_index=item.correct)))
+    return mcq.blocking(
+        mcq.audit_item(
+            QuizQuestion(
+                id=item.id,
+                type="mcq",
+                question=item.question,
+                options=item.options,
+                correct_index=item.correct,
+            )
+        )
+    )
 
 
-def homes_of(curriculum: Curriculum | None, items: Sequence[QuizItem], lesson: Lesson
-             ) -> dict[str, Lesson]:
+def homes_of(
+    curriculum: Curriculum | None, items: Sequence[QuizItem], lesson: Lesson
+) -> dict[str, Lesson]:
     """Each item's own lesson (the one whose bank holds it); `lesson` when unknown."""
     out = {i.id: lesson for i in items}
     if curriculum is None:
@@ -183,8 +212,9 @@ def slots_for(n: int, salt: str) -> list[int]:
 Form = tuple[list[str], int, str]  # options, key index, "bank" or "repaired"
 
 
-def choice_forms(bank: Sequence[QuizItem], homes: dict[str, Lesson],
-                 curriculum: Curriculum | None) -> tuple[dict[str, Form], dict[str, str]]:
+def choice_forms(
+    bank: Sequence[QuizItem], homes: dict[str, Lesson], curriculum: Curriculum | None
+) -> tuple[dict[str, Form], dict[str, str]]:
     """For each item of a bank that can be asked as multiple choice: (options, key index, how);
     for the rest, why not. Raw items are used as they are when they pass the rules; items whose
     only flaws are the options' shape are repaired (tutor.engine.repair); then items are
@@ -210,7 +240,8 @@ def choice_forms(bank: Sequence[QuizItem], homes: dict[str, Lesson],
             forms[item.id] = (fixed, 0, "repaired")
     stems = {i.id: i.question for i in bank}
     admitted = _admit_within_guess_cap(
-        {i: (stems[i], opts, key) for i, (opts, key, _) in forms.items()})
+        {i: (stems[i], opts, key) for i, (opts, key, _) in forms.items()}
+    )
     for item_id in list(forms):
         if item_id not in admitted:
             opts, key, _ = forms.pop(item_id)
@@ -222,8 +253,9 @@ def choice_forms(bank: Sequence[QuizItem], homes: dict[str, Lesson],
 _FORMS: dict[tuple, tuple[Curriculum | None, dict[str, Form], dict[str, str]]] = {}
 
 
-def phase_forms(curriculum: Curriculum | None, lesson: Lesson
-                ) -> tuple[dict[str, Form], dict[str, str]]:
+def phase_forms(
+    curriculum: Curriculum | None, lesson: Lesson
+) -> tuple[dict[str, Form], dict[str, str]]:
     """choice_forms over the bank of the lesson's phase (the lesson's own bank without a
     curriculum): the guess cap holds over the whole phase, not a handful of items."""
     if curriculum is None:
@@ -243,8 +275,9 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split()).strip(" .;:!")
 
 
-def present(items: Sequence[QuizItem], lesson: Lesson, salt: str = "",
-            curriculum: Curriculum | None = None) -> list[Presented]:
+def present(
+    items: Sequence[QuizItem], lesson: Lesson, salt: str = "", curriculum: Curriculum | None = None
+) -> list[Presented]:
     """Present a batch of bank items. Deterministic for the same items, curriculum and salt
     (the session's seed). Which items may be multiple choice, and with which options, is
     decided over the bank of the item's phase (`phase_forms`); within the batch no option text
@@ -260,13 +293,21 @@ def present(items: Sequence[QuizItem], lesson: Lesson, salt: str = "",
             why[item.id] = reasons.get(item.id, "not a choice item")
             continue
         options, key_at, how = forms[item.id]
-        others = {_norm(o.options[o.correct]) for o in items
-                  if o is not item and o.type == "mcq" and 0 <= o.correct < len(o.options)}
+        others = {
+            _norm(o.options[o.correct])
+            for o in items
+            if o is not item and o.type == "mcq" and 0 <= o.correct < len(o.options)
+        }
         if {_norm(o) for n, o in enumerate(options) if n != key_at} & (shown | others):
-            fixed = repair.repair(item, homes[item.id], repair.donors(curriculum, homes[item.id]),
-                                  frozenset(shown | others))
+            fixed = repair.repair(
+                item,
+                homes[item.id],
+                repair.donors(curriculum, homes[item.id]),
+                frozenset(shown | others),
+            )
             if fixed is None or max(guess_weights(item.question, fixed, 0).values()) > max(
-                    guess_weights(item.question, options, key_at).values()):
+                guess_weights(item.question, options, key_at).values()
+            ):
                 why[item.id] = "its options would repeat another item's in this batch"
                 continue
             options, key_at, how = fixed, 0, "repaired"
@@ -277,12 +318,19 @@ def present(items: Sequence[QuizItem], lesson: Lesson, salt: str = "",
     for item in items:
         home = homes[item.id]
         if item.type == "numeric" and item.answer is not None:
-            out.append(Presented(
-                id=item.id, lesson_id=home.id, type="numeric", question=item.question,
-                answer=item.answer, tolerance=item.tolerance or 0.0,
-                reference=f"{item.answer:g}. {item.explanation}".strip(), bloom=bloom_of(item),
-                stage=item.stage,
-            ))
+            out.append(
+                Presented(
+                    id=item.id,
+                    lesson_id=home.id,
+                    type="numeric",
+                    question=item.question,
+                    answer=item.answer,
+                    tolerance=item.tolerance or 0.0,
+                    reference=f"{item.answer:g}. {item.explanation}".strip(),
+                    bloom=bloom_of(item),
+                    stage=item.stage,
+                )
+            )
             continue
         if item.id not in chosen:
             out.append(_as_free_recall(item, home, why.get(item.id, "not a choice item")))
@@ -293,13 +341,22 @@ def present(items: Sequence[QuizItem], lesson: Lesson, salt: str = "",
         random.Random(_seed(item.id, salt)).shuffle(distractors)
         slot = next(slots)
         distractors.insert(slot, key)
-        out.append(Presented(
-            id=item.id, lesson_id=home.id, type="mcq", question=item.question,
-            options=distractors, correct_index=slot, reference=f"{key}. {item.explanation}",
-            bloom=bloom_of(item), stage=item.stage,
-            note="distractors drawn from other items of the curriculum" if how == "repaired"
-            else "",
-        ))
+        out.append(
+            Presented(
+                id=item.id,
+                lesson_id=home.id,
+                type="mcq",
+                question=item.question,
+                options=distractors,
+                correct_index=slot,
+                reference=f"{key}. {item.explanation}",
+                bloom=bloom_of(item),
+                stage=item.stage,
+                note="distractors drawn from other items of the curriculum"
+                if how == "repaired"
+                else "",
+            )
+        )
     return out
 
 
@@ -307,8 +364,11 @@ def _admit_within_guess_cap(forms: dict[str, tuple[str, list[str], int]]) -> set
     """Choose which items are asked as MCQs so that no answer-free strategy picks the key in
     more than GUESS_CAP of them (expected share, ties broken at random): drop, one at a time,
     the item that feeds the over-cap strategies most, until none is over."""
-    leaks = {item_id: guess_weights(q, opts, key) for item_id, (q, opts, key) in forms.items()
-             if len(opts) == 4 and 0 <= key < 4}
+    leaks = {
+        item_id: guess_weights(q, opts, key)
+        for item_id, (q, opts, key) in forms.items()
+        if len(opts) == 4 and 0 <= key < 4
+    }
     while leaks:
         totals: dict[str, float] = {}
         for found in leaks.values():
@@ -317,8 +377,9 @@ def _admit_within_guess_cap(forms: dict[str, tuple[str, list[str], int]]) -> set
         over = {name for name, t in totals.items() if t > GUESS_CAP * len(leaks) + 1e-9}
         if not over:
             break
-        worst = max(leaks, key=lambda i: (sum(leaks[i][n] for n in over),
-                                          sum(leaks[i].values()), i))
+        worst = max(
+            leaks, key=lambda i: (sum(leaks[i][n] for n in over), sum(leaks[i].values()), i)
+        )
         del leaks[worst]
     return set(leaks)
 
@@ -332,8 +393,9 @@ def place_key(options: Sequence[str], key: int, salt: str) -> tuple[list[str], i
 
 def broad_to_narrow(items: Sequence[QuizItem]) -> list[QuizItem]:
     stage_rank = {"pre": 0, "check": 1, "post": 2}
-    return sorted(items, key=lambda i: (BLOOM_ORDER.index(bloom_of(i)),
-                                        stage_rank.get(i.stage, 1), i.index))
+    return sorted(
+        items, key=lambda i: (BLOOM_ORDER.index(bloom_of(i)), stage_rank.get(i.stage, 1), i.index)
+    )
 
 
 def grade(item: Presented, answer: str) -> bool | None:

@@ -87,7 +87,8 @@ def feynman_question(rule: str) -> str:
     """`says what it is…` → `Does it say what it is…?`"""
     verb, _, rest = rule.partition(" ")
     base = {"says": "say", "gives": "give", "does": "do", "has": "have"}.get(
-        verb, verb[:-1] if verb.endswith("s") else verb)
+        verb, verb[:-1] if verb.endswith("s") else verb
+    )
     return f"Does it {base} {rest}?"
 
 
@@ -132,8 +133,7 @@ def strand_verdict(evidence: list[dict[str, Any]], misconception: bool = False) 
 
 def _category(known: float, total: float) -> str:
     share = known / total if total else 0.0
-    return "unknown" if share < UNKNOWN_SHARE else "solid" if share >= SOLID_SHARE else (
-        "unstable")
+    return "unknown" if share < UNKNOWN_SHARE else "solid" if share >= SOLID_SHARE else ("unstable")
 
 
 class EdgeSearch:
@@ -153,8 +153,13 @@ class EdgeSearch:
 
     def edge(self) -> int:
         """The split that the answers contradict least: items below it known, the rest not."""
-        return min(range(self.n + 1), key=lambda e: (
-            sum(1 for i, k in self.answers.items() if (i < e) != k), abs(e - self.n / 2)))
+        return min(
+            range(self.n + 1),
+            key=lambda e: (
+                sum(1 for i, k in self.answers.items() if (i < e) != k),
+                abs(e - self.n / 2),
+            ),
+        )
 
     def settled(self) -> bool:
         known = sum(self.answers.values())
@@ -167,8 +172,9 @@ class EdgeSearch:
         return [j for j in range(self.n) if j not in self.answers and j not in self.skipped]
 
     def wants_more(self, enough: int) -> bool:
-        return bool(self._rest()) and (len(self.answers) < enough or self.lo <= self.hi
-                                       or not self.settled())
+        return bool(self._rest()) and (
+            len(self.answers) < enough or self.lo <= self.hi or not self.settled()
+        )
 
     def next_index(self, enough: int) -> int | None:
         rest = self._rest()
@@ -208,10 +214,19 @@ def _known_now(answer: dict[str, Any]) -> bool | None:
 class LessonScript:
     """Holds the session's context; `run()` is the generator."""
 
-    def __init__(self, *, session_id: str, lesson: Lesson, curriculum: Curriculum,
-                 digest: dict[str, Any], gate: Gatekeeper, memo: Callable[[str, Callable], Any],
-                 record: Callable[[str, dict[str, Any]], None], drafter=None,
-                 memoized: Callable[[str], bool] = lambda key: False) -> None:
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        lesson: Lesson,
+        curriculum: Curriculum,
+        digest: dict[str, Any],
+        gate: Gatekeeper,
+        memo: Callable[[str, Callable], Any],
+        record: Callable[[str, dict[str, Any]], None],
+        drafter=None,
+        memoized: Callable[[str], bool] = lambda key: False,
+    ) -> None:
         self.session_id = session_id
         self.lesson = lesson
         self.curriculum = curriculum
@@ -225,8 +240,10 @@ class LessonScript:
         self._deferred: list[int] = []  # probe batches to prepare once the replay is over
         self._batch = 0  # the probe batch being asked
         self.concept = concept_id(lesson)
-        self.primary = next((s["url"] for s in digest.get("sources", [])
-                             if s.get("kind") == "primary"), str(lesson.doc_path))
+        self.primary = next(
+            (s["url"] for s in digest.get("sources", []) if s.get("kind") == "primary"),
+            str(lesson.doc_path),
+        )
         self.asked: set[str] = set()
         self.verdicts: dict[str, str] = {}
         self.prior_table: list[dict[str, str]] = []
@@ -249,11 +266,18 @@ class LessonScript:
         self._n += 1
         return f"{self.session_id}:{self._n}:{label}"
 
-    def read(self, stage: str, title: str, content: str, message_id: str | None = None,
-             **kw: Any) -> Script:
-        action = yield Prompt(kind="read", message_id=message_id or self.mid(stage), stage=stage,
-                              title=title, position=self.position, content=content,
-                              **{**kw, "flags": self._flags(kw.get("flags", []))})
+    def read(
+        self, stage: str, title: str, content: str, message_id: str | None = None, **kw: Any
+    ) -> Script:
+        action = yield Prompt(
+            kind="read",
+            message_id=message_id or self.mid(stage),
+            stage=stage,
+            title=title,
+            position=self.position,
+            content=content,
+            **{**kw, "flags": self._flags(kw.get("flags", []))},
+        )
         return action
 
     def _flags(self, flags: list[str]) -> list[str]:
@@ -269,32 +293,59 @@ class LessonScript:
             return (yield from self.notice_blocked(stage, title, outcome))
         return (yield from self.show(stage, title, outcome, **kw))
 
-    def gated(self, kind: str, stage: str, title: str, content: str, purpose: str = "checkpoint"
-              ) -> Generator[Prompt, Action, Action | None]:
+    def gated(
+        self, kind: str, stage: str, title: str, content: str, purpose: str = "checkpoint"
+    ) -> Generator[Prompt, Action, Action | None]:
         """A screen that asks the learner something of the program's own making (why?, the
         Feynman explain-back, a self-grade against the reference): its text is the stem of a
         free-recall question and passes quiz_audit. None when it is withheld."""
         message_id = self.mid(stage)
-        question = QuizQuestion(id=f"{self.concept}-{stage}-{self._n}", type="free_recall",
-                                question=content)
-        outcome = self.gate.ask(message_id, content, [question], _audit_purpose(purpose),
-                                self.concept, content)
+        question = QuizQuestion(
+            id=f"{self.concept}-{stage}-{self._n}", type="free_recall", question=content
+        )
+        outcome = self.gate.ask(
+            message_id, content, [question], _audit_purpose(purpose), self.concept, content
+        )
         if isinstance(outcome, Block):
             yield from self.notice_blocked(stage, title, outcome)
             return None
-        return (yield Prompt(kind=kind, message_id=message_id, stage=stage,  # type: ignore[arg-type]
-                             title=title, position=self.position, content=outcome.content,
-                             unverified=outcome.unverified, flags=self._flags(outcome.flags)))
+        return (
+            yield Prompt(
+                kind=kind,
+                message_id=message_id,
+                stage=stage,  # type: ignore[arg-type]
+                title=title,
+                position=self.position,
+                content=outcome.content,
+                unverified=outcome.unverified,
+                flags=self._flags(outcome.flags),
+            )
+        )
 
     def show(self, stage: str, title: str, outcome: Emit, **kw: Any) -> Script:
         """Show a turn that passed its gate, under the message id its receipts are bound to."""
-        return (yield from self.read(stage, title, outcome.content, outcome.message_id,
-                                     unverified=outcome.unverified, flags=outcome.flags, **kw))
+        return (
+            yield from self.read(
+                stage,
+                title,
+                outcome.content,
+                outcome.message_id,
+                unverified=outcome.unverified,
+                flags=outcome.flags,
+                **kw,
+            )
+        )
 
     def notice_blocked(self, stage: str, title: str, outcome: Block) -> Script:
         self.record("note", {"kind": "withheld", "code": outcome.code, "reason": outcome.reason})
-        return (yield from self.read(stage, title, "", banner=outcome.banner + ". Continue with "
-                                     "the next step, or review the source."))
+        return (
+            yield from self.read(
+                stage,
+                title,
+                "",
+                banner=outcome.banner + ". Continue with the next step, or review the source.",
+            )
+        )
 
     # the lesson ------------------------------------------------------------------------------
     def run(self) -> Script:
@@ -313,45 +364,72 @@ class LessonScript:
             # nothing was taught or asked (every screen withheld): not a finished lesson
             self.completed = False
             self.record("note", {"kind": "incomplete", "reason": "nothing was taught or asked"})
-            yield Prompt(kind="done", message_id=self.mid("done"), stage="done",
-                         title=f"{self.lesson.id} {self.lesson.title}", position="done",
-                         content=f"{self.lesson.title} could not be taught this time: every "
-                         "step and question was withheld. It is not recorded as done; "
-                         "`tutor continue` tries it again.")
+            yield Prompt(
+                kind="done",
+                message_id=self.mid("done"),
+                stage="done",
+                title=f"{self.lesson.id} {self.lesson.title}",
+                position="done",
+                content=f"{self.lesson.title} could not be taught this time: every "
+                "step and question was withheld. It is not recorded as done; "
+                "`tutor continue` tries it again.",
+            )
             return
-        self.record("finish", {"verdicts": self.verdicts, "plan": self.plan_titles,
-                               "taught": self.taught, "skipped": self.skipped})
-        yield Prompt(kind="done", message_id=self.mid("done"), stage="done",
-                     title=f"{self.lesson.id} {self.lesson.title}", position="done",
-                     content=f"Lesson complete: {self.lesson.title}. Your answers and mistakes "
-                     "are saved.")
+        self.record(
+            "finish",
+            {
+                "verdicts": self.verdicts,
+                "plan": self.plan_titles,
+                "taught": self.taught,
+                "skipped": self.skipped,
+            },
+        )
+        yield Prompt(
+            kind="done",
+            message_id=self.mid("done"),
+            stage="done",
+            title=f"{self.lesson.id} {self.lesson.title}",
+            position="done",
+            content=f"Lesson complete: {self.lesson.title}. Your answers and mistakes are saved.",
+        )
 
     def prior_step(self, strands: list[dict[str, Any]]) -> Script:
         self.position = "prior"
         # one row per probe strand, under the strand's own name: the prior and the probe speak
         # of the same prerequisites, and the plan reads both
-        prereqs = [{"concept": s["name"], "keywords": [
-            *slug(s["lesson"].title).split("-"), s["concept"]]} for s in strands]
+        prereqs = [
+            {"concept": s["name"], "keywords": [*slug(s["lesson"].title).split("-"), s["concept"]]}
+            for s in strands
+        ]
 
         def compute() -> list[dict[str, str]]:
             known = prior.inherited(self.gate.store, self.session_id)
             rest = [p for p in prereqs if p["concept"] not in known]
             keywords = [k for p in rest for k in p.get("keywords", [])]
-            found = {r["prerequisite"]: r for r in
-                     prior.hypothesis(rest, prior.search(self.gate.store, keywords))}
+            found = {
+                r["prerequisite"]: r
+                for r in prior.hypothesis(rest, prior.search(self.gate.store, keywords))
+            }
             return [known.get(p["concept"]) or found[p["concept"]] for p in prereqs]
 
         self._prepare_probe(1)  # the first batch is prepared while the prior is read
         table = self.memo("prior", compute)
         self.prior_table = table
         self.record("note", {"kind": "prior", "hypothesis": table})
-        lines = ["Before we start: what your records suggest (a hypothesis — the probe decides)",
-                 ""]
-        lines += [f"  {r['prerequisite'][:34]:<34} {r['evidence'][:34]:<34} {r['plan']}"
-                  for r in table]
+        lines = [
+            "Before we start: what your records suggest (a hypothesis — the probe decides)",
+            "",
+        ]
+        lines += [
+            f"  {r['prerequisite'][:34]:<34} {r['evidence'][:34]:<34} {r['plan']}" for r in table
+        ]
         rows = [[r["prerequisite"], r["evidence"], r["plan"]] for r in table]
-        yield from self.status("prior", "Prior", "\n".join(lines), table=Table(
-            headers=["prerequisite", "evidence", "plan"], rows=rows))
+        yield from self.status(
+            "prior",
+            "Prior",
+            "\n".join(lines),
+            table=Table(headers=["prerequisite", "evidence", "plan"], rows=rows),
+        )
 
     # probe ----------------------------------------------------------------------------------
     def _batches(self) -> list[dict[str, Any]]:
@@ -366,9 +444,12 @@ class LessonScript:
 
     def _presented(self, strand: dict[str, Any]) -> list[Presented]:
         """A strand's items as presented, broad to narrow, before any model rewrite."""
-        return bank.present(bank.broad_to_narrow(strand["items"]), strand["lesson"],
-                            salt=f"{self.session_id}:probe:{strand['concept']}",
-                            curriculum=self.curriculum)
+        return bank.present(
+            bank.broad_to_narrow(strand["items"]),
+            strand["lesson"],
+            salt=f"{self.session_id}:probe:{strand['concept']}",
+            curriculum=self.curriculum,
+        )
 
     def _pool(self, strand: dict[str, Any]) -> list[Presented]:
         """A strand's presented items, built once (rewrites included): a re-probe or the
@@ -381,8 +462,9 @@ class LessonScript:
                 self._pools[key] = self._rewritten(self._presented(strand))
             return self._pools[key]
 
-    def _strand_questions(self, strand: dict[str, Any]
-                          ) -> tuple[list[Presented], list[Presented], list[Presented]]:
+    def _strand_questions(
+        self, strand: dict[str, Any]
+    ) -> tuple[list[Presented], list[Presented], list[Presented]]:
         """(a strand's choice items, its free-recall items, its explain-in-your-own-words
         items)."""
         members = strand.get("members", [])
@@ -421,8 +503,9 @@ class LessonScript:
         def work() -> None:
             before = self._presented(strand)
             self._prefetch_rewrites(before)
-            self._prewarm_items(first_of([p for p in before if p.type in ("mcq", "numeric")]),
-                                "probe")
+            self._prewarm_items(
+                first_of([p for p in before if p.type in ("mcq", "numeric")]), "probe"
+            )
             choice, _, explains = self._strand_questions(strand)
             first = first_of(choice)
             self._prewarm_items(first, "probe")  # when a rewrite moved it: the real first
@@ -449,9 +532,17 @@ class LessonScript:
         key = tuple(q.id for q in unasked)
         with self._quiz_lock:
             if self._quiz_candidates is None or self._quiz_candidates[0] != key:
-                self._quiz_candidates = (key, self._rewritten(bank.present(
-                    unasked, self.lesson, salt=f"{self.session_id}:quiz",
-                    curriculum=self.curriculum)))
+                self._quiz_candidates = (
+                    key,
+                    self._rewritten(
+                        bank.present(
+                            unasked,
+                            self.lesson,
+                            salt=f"{self.session_id}:quiz",
+                            curriculum=self.curriculum,
+                        )
+                    ),
+                )
             return self._quiz_candidates[1]
 
     def _prepare_quiz(self) -> None:
@@ -484,8 +575,12 @@ class LessonScript:
         for p in pool:
             made = None
             if p in failed:
-                made = self.memo(f"rewrite:{p.id}", lambda p=p: self.drafter.take(
-                    f"rewrite:{p.id}", lambda: self.drafter.rewrite(p)))
+                made = self.memo(
+                    f"rewrite:{p.id}",
+                    lambda p=p: self.drafter.take(
+                        f"rewrite:{p.id}", lambda: self.drafter.rewrite(p)
+                    ),
+                )
             out.append(Presented.model_validate(made) if made else p)
         return out
 
@@ -493,8 +588,9 @@ class LessonScript:
         """The quiz_audit envelope `ask` builds for the item (same concept, same purpose), so a
         verdict prepared ahead is the one the question finds."""
         concept = self._concept_of(item) if purpose == "probe" else self.concept
-        return self.gate.ask_envelope([item.to_question()], _audit_purpose(purpose), concept,
-                                      item.reference)
+        return self.gate.ask_envelope(
+            [item.to_question()], _audit_purpose(purpose), concept, item.reference
+        )
 
     def _prewarm_items(self, items: list[Presented], purpose: str) -> None:
         """Audit these questions now, concurrently (blocks; for background work)."""
@@ -508,16 +604,22 @@ class LessonScript:
             self.drafter.prefetch(key, lambda: self._prewarm_items(items, purpose))
 
     @staticmethod
-    def _ahead(searches: list[EdgeSearch], queues: list[list[Presented]], k: int, enough: int,
-               asked: int | None = None) -> list[Presented]:
+    def _ahead(
+        searches: list[EdgeSearch],
+        queues: list[list[Presented]],
+        k: int,
+        enough: int,
+        asked: int | None = None,
+    ) -> list[Presented]:
         """The questions the edge search may ask next, whichever way the one at `asked` (in
         group k; None: nothing asked yet) is answered."""
         import copy
 
         out: list[Presented] = []
         for g, search in enumerate(searches):
-            outcomes: tuple[bool | None, ...] = (True, False) if g == k and asked is not None \
-                else (None,)
+            outcomes: tuple[bool | None, ...] = (
+                (True, False) if g == k and asked is not None else (None,)
+            )
             for known in outcomes:
                 trial = copy.deepcopy(search)
                 if known is not None:
@@ -555,8 +657,7 @@ class LessonScript:
                 open_ = [k for k, srch in enumerate(searches) if srch.wants_more(99)]
             if not open_:
                 break
-            k = min(open_, key=lambda j: (len(searches[j].answers) + len(searches[j].skipped),
-                                          j))
+            k = min(open_, key=lambda j: (len(searches[j].answers) + len(searches[j].skipped), j))
             i = searches[k].next_index(enough if len(answers) >= least else 99)
             if i is None:
                 searches[k].skipped.update(searches[k]._rest())
@@ -564,8 +665,11 @@ class LessonScript:
             item = queues[k][i]
             # while this one is answered, the audits of the questions that may follow it
             after = enough if len(answers) + 1 >= least else 99
-            self._prewarm_asks(f"ahead:{n}:{len(answers)}:{k}:{i}",
-                               self._ahead(searches, queues, k, after, asked=i), "probe")
+            self._prewarm_asks(
+                f"ahead:{n}:{len(answers)}:{k}:{i}",
+                self._ahead(searches, queues, k, after, asked=i),
+                "probe",
+            )
             self.position = f"probe · strand {n}/{total} · question {len(answers) + 1}"
             answer = yield from self.ask(item, "probe", asked_title(), self._concept_of(item))
             searches[k].record(i, None if answer is None else _known_now(answer))
@@ -582,8 +686,9 @@ class LessonScript:
         free = []
         for k, explain in enumerate(explains, 1):
             self.position = f"probe · strand {n}/{total} · explain {k}/{len(explains)}"
-            given = yield from self.ask(explain, "probe", title + " · in your own words",
-                                        self._concept_of(explain))
+            given = yield from self.ask(
+                explain, "probe", title + " · in your own words", self._concept_of(explain)
+            )
             if given:
                 free.append(given)
         self.position = f"probe · strand {n}/{total} · results"
@@ -603,43 +708,73 @@ class LessonScript:
         lesson: Lesson = strand["lesson"]
         reference = lesson.motto or (lesson.objectives[0] if lesson.objectives else lesson.title)
         math = any(i.type == "numeric" for i in lesson.quiz)
-        what = ("the key insight behind" if math else "in your own words:")
+        what = "the key insight behind" if math else "in your own words:"
         return Presented(
-            id=f"{concept_id(lesson)}-explain", lesson_id=lesson.id, type="free_recall",
-            question=f"Explain {what} {lesson.title}.", reference=reference,
-            bloom="understand", stage="pre",
+            id=f"{concept_id(lesson)}-explain",
+            lesson_id=lesson.id,
+            type="free_recall",
+            question=f"Explain {what} {lesson.title}.",
+            reference=reference,
+            bloom="understand",
+            stage="pre",
         )
 
-    def ask(self, item: Presented, purpose: str, title: str, concept: str,
-            feedback: bool = False) -> Generator[Prompt, Action, dict[str, Any] | None]:
+    def ask(
+        self, item: Presented, purpose: str, title: str, concept: str, feedback: bool = False
+    ) -> Generator[Prompt, Action, dict[str, Any] | None]:
         """Ask one gated item; record the answer (not yet graded when feedback is withheld)."""
         message_id = self.mid(f"ask:{item.id}")
-        outcome = self.gate.ask(message_id, item.render(), [item.to_question()],
-                                _audit_purpose(purpose), concept, item.reference)
+        outcome = self.gate.ask(
+            message_id,
+            item.render(),
+            [item.to_question()],
+            _audit_purpose(purpose),
+            concept,
+            item.reference,
+        )
         if isinstance(outcome, Block) and item.type == "mcq" and outcome.code in ("Q04", "Q05"):
             # the audit disputes the choice item: ask the same item as free recall instead
             item = bank.as_free_recall(item, f"the quiz audit found issues ({outcome.code})")
             message_id = self.mid(f"ask:{item.id}:recall")
-            outcome = self.gate.ask(message_id, item.render(), [item.to_question()],
-                                    _audit_purpose(purpose), concept, item.reference, cycles=1)
+            outcome = self.gate.ask(
+                message_id,
+                item.render(),
+                [item.to_question()],
+                _audit_purpose(purpose),
+                concept,
+                item.reference,
+                cycles=1,
+            )
         if isinstance(outcome, Block):
             yield from self.notice_blocked(purpose, title, outcome)
             return None
         self.asked.add(item.id)
         kind = {"mcq": "choice", "numeric": "numeric", "free_recall": "text"}[item.type]
-        action = yield Prompt(kind=kind, message_id=message_id, stage=purpose, title=title,
-                              position=self.position, content=outcome.content, item=item,
-                              needs_confidence=True, unverified=outcome.unverified,
-                              flags=self._flags(outcome.flags))
+        action = yield Prompt(
+            kind=kind,
+            message_id=message_id,
+            stage=purpose,
+            title=title,
+            position=self.position,
+            content=outcome.content,
+            item=item,
+            needs_confidence=True,
+            unverified=outcome.unverified,
+            flags=self._flags(outcome.flags),
+        )
         given = action.text if item.type == "free_recall" else action.value
         idk = action.value == "idk"
         graded = None if idk else bank.grade(item, given)
         result = {
-            "item": item, "answer": "idk" if idk else given,
+            "item": item,
+            "answer": "idk" if idk else given,
             "confidence": "no_idea" if idk else action.confidence,
-            "outcome": "idk" if idk else ("pending" if graded is None else
-                                          ("correct" if graded else "wrong")),
-            "attempt_id": f"{message_id}:answer", "purpose": purpose, "concept": concept,
+            "outcome": "idk"
+            if idk
+            else ("pending" if graded is None else ("correct" if graded else "wrong")),
+            "attempt_id": f"{message_id}:answer",
+            "purpose": purpose,
+            "concept": concept,
         }
         self.record("attempt", result)
         if feedback:
@@ -654,8 +789,10 @@ class LessonScript:
         if self.drafter is not None:
             for a in answers:
                 if a["outcome"] == "pending" and not self.memoized(f"grade:{a['attempt_id']}"):
-                    self.drafter.prefetch(f"grade:{a['attempt_id']}", lambda a=a: (
-                        self.drafter.grade(a["item"], a["answer"])))
+                    self.drafter.prefetch(
+                        f"grade:{a['attempt_id']}",
+                        lambda a=a: self.drafter.grade(a["item"], a["answer"]),
+                    )
         for a in answers:
             item: Presented = a["item"]
             pending = a["outcome"] == "pending"
@@ -663,18 +800,27 @@ class LessonScript:
             if pending:
                 passed = None
                 if self.drafter is not None:
-                    passed = self.memo(f"grade:{a['attempt_id']}", lambda a=a: self.drafter.take(
-                        f"grade:{a['attempt_id']}", lambda: self.drafter.grade(
-                            a["item"], a["answer"])))
+                    passed = self.memo(
+                        f"grade:{a['attempt_id']}",
+                        lambda a=a: self.drafter.take(
+                            f"grade:{a['attempt_id']}",
+                            lambda: self.drafter.grade(a["item"], a["answer"]),
+                        ),
+                    )
                 by_model = passed is not None
                 if passed is None:
                     passed = yield from self.self_grade(item, a["answer"], title)
                     if passed is None:
                         continue  # the self-grade screen was withheld: the answer stays pending
                 a["outcome"] = "correct" if passed else "wrong"
-            outcome = self.gate.grade(self.mid(f"grade:{item.id}"), self._graded(a),
-                                      item.to_question(), graded_answer(item, a["answer"]),
-                                      a["outcome"] == "correct", item.reference)
+            outcome = self.gate.grade(
+                self.mid(f"grade:{item.id}"),
+                self._graded(a),
+                item.to_question(),
+                graded_answer(item, a["answer"]),
+                a["outcome"] == "correct",
+                item.reference,
+            )
             if isinstance(outcome, Block) and by_model and outcome.code in ("R01", "R02"):
                 # the audit disputes the model's grade: the learner grades it against the reference
                 passed = yield from self.self_grade(item, a["answer"], title)
@@ -682,9 +828,14 @@ class LessonScript:
                     a["outcome"] = "pending"
                     continue
                 a["outcome"] = "correct" if passed else "wrong"
-                outcome = self.gate.grade(self.mid(f"regrade:{item.id}"), self._graded(a),
-                                          item.to_question(), graded_answer(item, a["answer"]),
-                                          passed, item.reference)
+                outcome = self.gate.grade(
+                    self.mid(f"regrade:{item.id}"),
+                    self._graded(a),
+                    item.to_question(),
+                    graded_answer(item, a["answer"]),
+                    passed,
+                    item.reference,
+                )
             if pending:
                 self.record("grade", a)
             if isinstance(outcome, Block):
@@ -694,11 +845,19 @@ class LessonScript:
             if a["outcome"] == "wrong":
                 yield from self.attribute(a, title, a["confidence"] == "sure")
             elif a["outcome"] == "idk":  # not known, so it comes back in review
-                self.record("mistake", {**a, "error_type": "structural",
-                                        "attribution": "I don't know", "retest_early": False})
+                self.record(
+                    "mistake",
+                    {
+                        **a,
+                        "error_type": "structural",
+                        "attribution": "I don't know",
+                        "retest_early": False,
+                    },
+                )
 
-    def self_grade(self, item: Presented, answer: str, title: str
-                   ) -> Generator[Prompt, Action, bool | None]:
+    def self_grade(
+        self, item: Presented, answer: str, title: str
+    ) -> Generator[Prompt, Action, bool | None]:
         """Offline free recall: the reference split into 2–4 key points, the learner marks
         each one their answer covered; right when it covered more than half of them. An empty
         or nonsense answer is wrong without asking. None when a key-point screen was
@@ -709,8 +868,11 @@ class LessonScript:
         covered = 0
         for n, point in enumerate(points, 1):
             check = yield from self.read_yes_no(
-                "results", title, f"{item.question}\n  Your answer: {answer}\n\nKey point "
-                f"{n} of {len(points)}: {point}\nDid your answer make this point?")
+                "results",
+                title,
+                f"{item.question}\n  Your answer: {answer}\n\nKey point "
+                f"{n} of {len(points)}: {point}\nDid your answer make this point?",
+            )
             if check is None:
                 return None
             covered += check.value == "y"
@@ -724,41 +886,77 @@ class LessonScript:
             shown = f"{int(shown) + 1}. {item.options[int(shown)]}"
         sureness = (a["confidence"] or "").replace("_", " ")
         passed = a["outcome"] == "correct"
-        verdict = "right" if passed else ("I don't know" if a["outcome"] == "idk" else
-                                          "not quite")
-        return (f"{item.question}\n  You answered: {shown} ({sureness})\n"
-                f"  {verdict}. Reference: {item.reference}")
+        verdict = "right" if passed else ("I don't know" if a["outcome"] == "idk" else "not quite")
+        return (
+            f"{item.question}\n  You answered: {shown} ({sureness})\n"
+            f"  {verdict}. Reference: {item.reference}"
+        )
 
     def _prewarm_grades(self, answers: list[dict[str, Any]]) -> None:
-        self.gate.prewarm([
-            self.gate.grade_envelope(a["item"].to_question(), graded_answer(a["item"],
-                                     a["answer"]), a["outcome"] == "correct", a["item"].reference)
-            for a in answers
-        ])
+        self.gate.prewarm(
+            [
+                self.gate.grade_envelope(
+                    a["item"].to_question(),
+                    graded_answer(a["item"], a["answer"]),
+                    a["outcome"] == "correct",
+                    a["item"].reference,
+                )
+                for a in answers
+            ]
+        )
 
-    def read_yes_no(self, stage: str, title: str, content: str
-                    ) -> Generator[Prompt, Action, Action | None]:
+    def read_yes_no(
+        self, stage: str, title: str, content: str
+    ) -> Generator[Prompt, Action, Action | None]:
         return (yield from self.gated("yes_no", stage, title, content))
 
     def attribute(self, answer: dict[str, Any], title: str, confident: bool) -> Script:
         content = "What kind of slip was it? Then, in your words, what happened?"
         checked = self.gate.notice_turn(self.mid("mistake"), content)  # navigation text only
         action = yield Prompt(
-            kind="error_type", message_id=checked.message_id, stage="mistake", title=title,
-            position=self.position, content=checked.content if isinstance(checked, Emit) else "",
-            flags=self._flags([]))
-        self.record("mistake", {**answer, "error_type": ERROR_TYPES[int(action.value) - 1],
-                                "attribution": action.text, "retest_early": confident})
+            kind="error_type",
+            message_id=checked.message_id,
+            stage="mistake",
+            title=title,
+            position=self.position,
+            content=checked.content if isinstance(checked, Emit) else "",
+            flags=self._flags([]),
+        )
+        self.record(
+            "mistake",
+            {
+                **answer,
+                "error_type": ERROR_TYPES[int(action.value) - 1],
+                "attribution": action.text,
+                "retest_early": confident,
+            },
+        )
 
-    def results(self, strand: dict[str, Any], title: str, answers: list[dict[str, Any]],
-                free: list[dict[str, Any]]) -> Script:
+    def results(
+        self,
+        strand: dict[str, Any],
+        title: str,
+        answers: list[dict[str, Any]],
+        free: list[dict[str, Any]],
+    ) -> Script:
         title = title + " · results"
         if not answers and not free:
             # every question of the strand was withheld: there is nothing to judge
-            self.record("note", {"kind": "verdict", "strand": strand["name"],
-                                 "verdict": "not probed", "evidence": []})
-            yield from self.status("results", title, f"No verdict for {strand['name']}: its "
-                                   "questions were withheld, so nothing was asked.")
+            self.record(
+                "note",
+                {
+                    "kind": "verdict",
+                    "strand": strand["name"],
+                    "verdict": "not probed",
+                    "evidence": [],
+                },
+            )
+            yield from self.status(
+                "results",
+                title,
+                f"No verdict for {strand['name']}: its "
+                "questions were withheld, so nothing was asked.",
+            )
             return
         yield from self.reveal(answers + free, title, strand["concept"])
         evidence = []
@@ -766,14 +964,23 @@ class LessonScript:
         why_done = False
         for a in answers:
             item: Presented = a["item"]
-            row = {"item": item.id, "lesson": item.lesson_id,
-                   "answer": shown_answer(item, a["answer"]), "confidence": a["confidence"],
-                   "outcome": a["outcome"], "follow_up": "",
-                   "self_graded": item.type == "free_recall" and self.drafter is None}
+            row = {
+                "item": item.id,
+                "lesson": item.lesson_id,
+                "answer": shown_answer(item, a["answer"]),
+                "confidence": a["confidence"],
+                "outcome": a["outcome"],
+                "follow_up": "",
+                "self_graded": item.type == "free_recall" and self.drafter is None,
+            }
             if a["outcome"] == "correct" and a["confidence"] == "hunch":
                 row["follow_up"] = yield from self.reprobe(strand, item, title)
-            elif (a["outcome"] == "correct" and a["confidence"] == "sure" and not why_done
-                  and item.bloom in ("apply", "analyze", "evaluate", "create")):
+            elif (
+                a["outcome"] == "correct"
+                and a["confidence"] == "sure"
+                and not why_done
+                and item.bloom in ("apply", "analyze", "evaluate", "create")
+            ):
                 why_done = True
                 sound = yield from self.why(a, title)
                 if sound is None:
@@ -783,45 +990,78 @@ class LessonScript:
                 if sound is False:
                     misconceived.add(item.lesson_id)
             evidence.append(row)
-        evidence += [{"item": f["item"].id, "lesson": f["item"].lesson_id,
-                      "answer": shown_answer(f["item"], f["answer"]),
-                      "confidence": f["confidence"], "outcome": f["outcome"],
-                      "follow_up": "free recall", "self_graded": self.drafter is None}
-                     for f in free]
+        evidence += [
+            {
+                "item": f["item"].id,
+                "lesson": f["item"].lesson_id,
+                "answer": shown_answer(f["item"], f["answer"]),
+                "confidence": f["confidence"],
+                "outcome": f["outcome"],
+                "follow_up": "free recall",
+                "self_graded": self.drafter is None,
+            }
+            for f in free
+        ]
         members = strand.get("members") or [strand]
         for member in members:  # each strand judged on its own answers only
             own = [r for r in evidence if r["lesson"] == member["lesson"].id]
-            self.verdicts[member["name"]] = strand_verdict(own, member["lesson"].id in
-                                                           misconceived)
+            self.verdicts[member["name"]] = strand_verdict(own, member["lesson"].id in misconceived)
         if strand.get("members"):
             judged = [self.verdicts[m["name"]] for m in members]
-            verdict = (NOT_PROBED if all(v == NOT_PROBED for v in judged) else
-                       strand_verdict(evidence, bool(misconceived)))
+            verdict = (
+                NOT_PROBED
+                if all(v == NOT_PROBED for v in judged)
+                else strand_verdict(evidence, bool(misconceived))
+            )
         else:
             verdict = self.verdicts[strand["name"]]
-        self.record("note", {"kind": "verdict", "strand": strand["name"], "verdict": verdict,
-                             "evidence": evidence, "verdicts": dict(self.verdicts)})
+        self.record(
+            "note",
+            {
+                "kind": "verdict",
+                "strand": strand["name"],
+                "verdict": verdict,
+                "evidence": evidence,
+                "verdicts": dict(self.verdicts),
+            },
+        )
         lines = [f"Verdict for {strand['name']}: {verdict}", ""]
         wide = max(len(r["item"]) for r in evidence) if evidence else 0
-        lines += [f"  {r['item']:<{wide}}  {_cut(r['answer'], 24):<24} "
-                  f"{r['confidence'] or '':<8} {r['outcome']:<8} {r['follow_up']}".rstrip()
-                  for r in evidence]
+        lines += [
+            f"  {r['item']:<{wide}}  {_cut(r['answer'], 24):<24} "
+            f"{r['confidence'] or '':<8} {r['outcome']:<8} {r['follow_up']}".rstrip()
+            for r in evidence
+        ]
         if strand.get("members"):
             lines += ["", "By strand:"]
             lines += [f"  {m['name']}: {self.verdicts[m['name']]}" for m in strand["members"]]
         if NOT_PROBED in [self.verdicts[m["name"]] for m in members]:
-            lines += ["", f"'{NOT_PROBED}': fewer than {MIN_EVIDENCE} answers of that strand's "
-                      "own, so no verdict; the plan refreshes it."]
-        rows = [[r["item"], r["answer"], r["confidence"] or "", r["outcome"], r["follow_up"]]
-                for r in evidence]
-        yield from self.status("results", title, "\n".join(lines), table=Table(
-            headers=["item", "answer", "confidence", "outcome", "follow-up"], rows=rows))
+            lines += [
+                "",
+                f"'{NOT_PROBED}': fewer than {MIN_EVIDENCE} answers of that strand's "
+                "own, so no verdict; the plan refreshes it.",
+            ]
+        rows = [
+            [r["item"], r["answer"], r["confidence"] or "", r["outcome"], r["follow_up"]]
+            for r in evidence
+        ]
+        yield from self.status(
+            "results",
+            title,
+            "\n".join(lines),
+            table=Table(
+                headers=["item", "answer", "confidence", "outcome", "follow-up"], rows=rows
+            ),
+        )
 
     def reprobe(self, strand: dict[str, Any], item: Presented, title: str) -> Script:
         """Right but a hunch: one more item on the same concept (the same lesson's bank), a
         different item; it counts only when it is right and sure."""
-        spare = [p for p in self._pool(strand) if p.id not in self.asked
-                 and p.lesson_id == item.lesson_id]
+        spare = [
+            p
+            for p in self._pool(strand)
+            if p.id not in self.asked and p.lesson_id == item.lesson_id
+        ]
         spare.sort(key=lambda p: p.type == "free_recall")
         if self.drafter is not None:
             made = self.memo(f"reprobe:{item.id}", lambda: self.drafter.isomorphic(item))
@@ -829,36 +1069,59 @@ class LessonScript:
                 spare.insert(0, Presented.model_validate(made))
         if not spare:
             return "re-probe: none available"
-        yield from self.status("results", title, "You were right but tagged it a hunch: one "
-                               "more, worded differently.")
-        again = yield from self.ask(spare[0], "probe", title + " · re-probe",
-                                    self._concept_of(spare[0]), feedback=True)
+        yield from self.status(
+            "results", title, "You were right but tagged it a hunch: one more, worded differently."
+        )
+        again = yield from self.ask(
+            spare[0], "probe", title + " · re-probe", self._concept_of(spare[0]), feedback=True
+        )
         if again and again["outcome"] == "correct":
-            return "re-probe: right, sure" if again["confidence"] == "sure" else (
-                "re-probe: right, unsure")
+            return (
+                "re-probe: right, sure"
+                if again["confidence"] == "sure"
+                else ("re-probe: right, unsure")
+            )
         return "re-probe: wrong"
 
     def why(self, answer: dict[str, Any], title: str) -> Generator[Prompt, Action, bool | None]:
         """None when the spot-check could not be shown (withheld)."""
         item: Presented = answer["item"]
-        action = yield from self.gated("text", "results", title,
-                                       f"You were sure about: {item.question}\nWhy? Give your "
-                                       "reasoning in a sentence or two.", purpose="probe")
+        action = yield from self.gated(
+            "text",
+            "results",
+            title,
+            f"You were sure about: {item.question}\nWhy? Give your reasoning in a sentence or two.",
+            purpose="probe",
+        )
         if action is None:
             return None
         check = yield from self.read_yes_no(
-            "results", title, f"Your reasoning: {action.text}\nReference: {item.reference}\n\n"
-            "Does your reasoning match the reference?")
+            "results",
+            title,
+            f"Your reasoning: {action.text}\nReference: {item.reference}\n\n"
+            "Does your reasoning match the reference?",
+        )
         if check is None:
             return None
         sound = check.value == "y"
-        why = {**answer, "answer": action.text, "attempt_id": answer["attempt_id"] + ":why",
-               "outcome": "correct" if sound else "wrong", "purpose": "why"}
+        why = {
+            **answer,
+            "answer": action.text,
+            "attempt_id": answer["attempt_id"] + ":why",
+            "outcome": "correct" if sound else "wrong",
+            "purpose": "why",
+        }
         self.record("attempt", why)
         if not sound:
-            self.record("mistake", {**why, "error_type": "structural",
-                                    "attribution": "misconception: " + action.text,
-                                    "retest_early": True})
+            self.record(
+                "mistake",
+                {
+                    **why,
+                    "error_type": "structural",
+                    "attribution": "misconception: " + action.text,
+                    "retest_early": True,
+                },
+            )
         return sound
 
     # plan -----------------------------------------------------------------------------------
@@ -880,12 +1143,18 @@ class LessonScript:
             if not sections:
                 continue
             how = "reframe" if guess == "reframe" else "refresh"
-            example = [x for x in sections if re.search(r"build|example|worked|in practice",
-                                                        x.title, re.I)]
+            example = [
+                x for x in sections if re.search(r"build|example|worked|in practice", x.title, re.I)
+            ]
             section = example[0] if how == "reframe" and example else sections[0]
             why = "not probed" if verdict == NOT_PROBED else verdict
-            steps.append({"title": f"{how}: {s['name']} ({why}; prior: {guess})",
-                          "section": section, "lesson": s["lesson"]})
+            steps.append(
+                {
+                    "title": f"{how}: {s['name']} ({why}; prior: {guess})",
+                    "section": section,
+                    "lesson": s["lesson"],
+                }
+            )
         for sec in self._teaching_sections(self.lesson):
             steps.append({"title": sec.title, "section": sec, "lesson": self.lesson})
         return steps
@@ -908,15 +1177,20 @@ class LessonScript:
         self.plan_titles = [s["title"] for s in steps]
         if not steps:
             self.record("note", {"kind": "plan", "steps": []})
-            yield from self.status("plan", "Plan", f"{self.lesson.title} has no teaching text to "
-                                   "build steps from (its document is missing or empty), so "
-                                   "the end-of-lesson quiz comes next.")
+            yield from self.status(
+                "plan",
+                "Plan",
+                f"{self.lesson.title} has no teaching text to "
+                "build steps from (its document is missing or empty), so "
+                "the end-of-lesson quiz comes next.",
+            )
             return
         goal = self.lesson.objectives[0] if self.lesson.objectives else self.lesson.title
         # structure lines are [bracketed] scaffold; the sentences under them are the claims
         lines = [f'[Your path to "{goal}"]', ""]
-        lines += [f"  [{'✓' if v == 'solid' else '◆'} {name} ({v})]"
-                  for name, v in self.verdicts.items()]
+        lines += [
+            f"  [{'✓' if v == 'solid' else '◆'} {name} ({v})]" for name, v in self.verdicts.items()
+        ]
         excerpts = []
         rows = [["✓" if v == "solid" else "◆", name, v] for name, v in self.verdicts.items()]
         for s in steps:
@@ -928,19 +1202,26 @@ class LessonScript:
             excerpts.append(first)
         content = "\n".join(lines)
         mid = self.mid("plan")
-        outcome = self.gate.teach(mid, content, self._sources(steps), "\n\n".join(excerpts),
-                                  context="lesson plan")
+        outcome = self.gate.teach(
+            mid, content, self._sources(steps), "\n\n".join(excerpts), context="lesson plan"
+        )
         if isinstance(outcome, Block) and self.gate.verifier is not None:
             # the plan quotes the lesson's own sentences: checked against them, offline
-            outcome = self.gate.teach(mid + ":source", content, self._sources(steps),
-                                      "\n\n".join(excerpts), context="lesson plan",
-                                      offline=True)
+            outcome = self.gate.teach(
+                mid + ":source",
+                content,
+                self._sources(steps),
+                "\n\n".join(excerpts),
+                context="lesson plan",
+                offline=True,
+            )
         self.record("note", {"kind": "plan", "steps": self.plan_titles})
         if isinstance(outcome, Block):
             yield from self.notice_blocked("plan", "Plan", outcome)
             return
-        yield from self.show("plan", "Plan", outcome, table=Table(
-            headers=["", "step", "sources"], rows=rows))
+        yield from self.show(
+            "plan", "Plan", outcome, table=Table(headers=["", "step", "sources"], rows=rows)
+        )
 
     def _sources(self, steps: list[dict[str, Any]]) -> list[str]:
         urls = [self.primary]
@@ -957,14 +1238,18 @@ class LessonScript:
         titles = {s["url"]: s.get("title") or s["url"] for s in self.digest.get("sources", [])}
         where = "primary" if step["lesson"] is self.lesson else step["lesson"].id
         own = {self.primary, str(step["lesson"].doc_path)}
-        return [f"{where} §{step['section'].title}" if u in own else titles.get(u, u)
-                for u in urls]
+        return [f"{where} §{step['section'].title}" if u in own else titles.get(u, u) for u in urls]
 
     def external_for(self, step: dict[str, Any]) -> dict[str, Any] | None:
         """The external excerpt that best matches the step's claims (most shared substantive
         words, at least RELEVANCE_MIN), or None."""
-        ok = [s for s in self.digest.get("sources", []) if s.get("kind") != "primary"
-              and s.get("status") in ("ok", "changed", "new") and s.get("excerpt")]
+        ok = [
+            s
+            for s in self.digest.get("sources", [])
+            if s.get("kind") != "primary"
+            and s.get("status") in ("ok", "changed", "new")
+            and s.get("excerpt")
+        ]
         if not ok:
             return None
         section = step["section"]
@@ -976,7 +1261,7 @@ class LessonScript:
     def compile_step(self, step: dict[str, Any], n: int) -> dict[str, Any]:
         """Offline: the step is the source's own section with its provenance, not generated."""
         section = step["section"]
-        where = ("primary" if step["lesson"] is self.lesson else step["lesson"].id)
+        where = "primary" if step["lesson"] is self.lesson else step["lesson"].id
         parts = [f"[source: {where} §{section.title}]", "", section.text.strip()]
         excerpt = [section.text]
         sources = [self.primary if step["lesson"] is self.lesson else str(step["lesson"].doc_path)]
@@ -985,11 +1270,11 @@ class LessonScript:
             parts += ["", f"[external: {ext.get('title') or ext['url']}]", ext["excerpt"]]
             excerpt.append(ext["excerpt"])
             sources.append(ext["url"])
-        return {"content": "\n".join(parts), "sources": sources,
-                "excerpt": "\n\n".join(excerpt)}
+        return {"content": "\n".join(parts), "sources": sources, "excerpt": "\n\n".join(excerpt)}
 
     def prepare_step(self, step: dict[str, Any], n: int) -> tuple[dict[str, Any], Any]:
         """Draft step n (compiled offline, or by the model) and pass it through fact_check."""
+
         def draft() -> dict[str, Any]:
             compiled = self.compile_step(step, n)
             if self.drafter is None or not self.gate.model_checks():
@@ -1000,21 +1285,37 @@ class LessonScript:
         mid = f"{self.session_id}:teach:{n}"
         revise = None
         if self.drafter is not None and made.get("model"):
+
             def revise(text: str, flagged: list[tuple[str, str]], made=made) -> str | None:
                 cycle = self._revisions.setdefault(n, 0) + 1
                 self._revisions[n] = cycle
-                return self.memo(f"revise:{n}:{cycle}",
-                                 lambda: self.drafter.revise(step, made, text, flagged))
-        outcome = self.gate.teach(mid, made["content"], made["sources"], made["excerpt"],
-                                  context=step["title"], revise=revise)
+                return self.memo(
+                    f"revise:{n}:{cycle}", lambda: self.drafter.revise(step, made, text, flagged)
+                )
+
+        outcome = self.gate.teach(
+            mid,
+            made["content"],
+            made["sources"],
+            made["excerpt"],
+            context=step["title"],
+            revise=revise,
+        )
         unchecked = made.get("model") and self.gate.verified_by.get(mid) != "model"
-        if unchecked or (isinstance(outcome, Block) and (
-                made.get("model") or self.gate.verifier is not None)):
+        if unchecked or (
+            isinstance(outcome, Block) and (made.get("model") or self.gate.verifier is not None)
+        ):
             # the model's draft stayed blocked, or no model could check it (the verifier failed
             # or went offline): the lesson's own text, checked against itself
             made = self.compile_step(step, n)
-            outcome = self.gate.teach(mid + ":source", made["content"], made["sources"],
-                                      made["excerpt"], context=step["title"], offline=True)
+            outcome = self.gate.teach(
+                mid + ":source",
+                made["content"],
+                made["sources"],
+                made["excerpt"],
+                context=step["title"],
+                offline=True,
+            )
         return made, outcome
 
     def _prepare_steps(self, steps: list[dict[str, Any]], shown: int) -> None:
@@ -1037,15 +1338,22 @@ class LessonScript:
         if isinstance(outcome, Block):
             yield from self.notice_blocked("teach", title, outcome)
             return
-        action = yield from self.show("teach", title, outcome,
-                                      sources=self._labels(step, made["sources"]))
+        action = yield from self.show(
+            "teach", title, outcome, sources=self._labels(step, made["sources"])
+        )
         if action.kind == "skip":  # not taught: kept apart in the notes and the outcome
             self.skipped.append(step["title"])
             self.record("note", {"kind": "skipped", "step": step["title"]})
             return
-        self.taught.append({"step_id": outcome.message_id, "title": step["title"],
-                            "content": outcome.content, "sources": made["sources"],
-                            "unverified": outcome.unverified})
+        self.taught.append(
+            {
+                "step_id": outcome.message_id,
+                "title": step["title"],
+                "content": outcome.content,
+                "sources": made["sources"],
+                "unverified": outcome.unverified,
+            }
+        )
         yield from self.checkpoint(step, n, total)
 
     def checkpoint(self, step: dict[str, Any], n: int, total: int) -> Script:
@@ -1061,57 +1369,102 @@ class LessonScript:
             return
         quiz_ids = [q.id for q in selection.quiz_bank(self.lesson) if q.id not in self.asked]
         spare_quiz = set(quiz_ids[QUIZ_KEEP:])
-        candidates = [q for q in self.lesson.quiz if q.id not in self.asked and (
-            q.stage == "check" or q.id not in quiz_ids or q.id in spare_quiz)]
+        candidates = [
+            q
+            for q in self.lesson.quiz
+            if q.id not in self.asked
+            and (q.stage == "check" or q.id not in quiz_ids or q.id in spare_quiz)
+        ]
         candidates.sort(key=lambda q: (q.stage != "check", q.id in spare_quiz, q.index))
-        checks = [p for p in bank.present(candidates, self.lesson,
-                                          salt=f"{self.session_id}:check:{n}",
-                                          curriculum=self.curriculum)
-                  if p.type in ("mcq", "numeric")]
+        checks = [
+            p
+            for p in bank.present(
+                candidates,
+                self.lesson,
+                salt=f"{self.session_id}:check:{n}",
+                curriculum=self.curriculum,
+            )
+            if p.type in ("mcq", "numeric")
+        ]
         if checks:
             yield from self.ask(checks[0], "checkpoint", title, self.concept, feedback=True)
             return
         sentences = key_sentences(step["section"].text, 3)
         if not sentences:
             return
-        item = Presented(id=f"{self.concept}-step{n}-recall", lesson_id=self.lesson.id,
-                         type="free_recall", question=f"In your own words: what did this step "
-                         f"say about {step['section'].title}?", reference=" ".join(sentences),
-                         bloom="understand", stage="check")
+        item = Presented(
+            id=f"{self.concept}-step{n}-recall",
+            lesson_id=self.lesson.id,
+            type="free_recall",
+            question=f"In your own words: what did this step say about {step['section'].title}?",
+            reference=" ".join(sentences),
+            bloom="understand",
+            stage="check",
+        )
         yield from self.ask(item, "checkpoint", title, self.concept, feedback=True)
 
     def feynman(self, title: str) -> Script:
         action = yield from self.gated(
-            "text", "checkpoint", title,
+            "text",
+            "checkpoint",
+            title,
             f"Explain {self.lesson.title} back, as if to a friend. A good explanation:\n"
-            + "\n".join(f"  {n}. {r}" for n, r in enumerate(FEYNMAN_RUBRIC, 1)))
+            + "\n".join(f"  {n}. {r}" for n, r in enumerate(FEYNMAN_RUBRIC, 1)),
+        )
         if action is None:
             return
         hits = []
         for n, rule in enumerate(FEYNMAN_RUBRIC, 1):
             check = yield from self.read_yes_no(
-                "checkpoint", title, f"Your explanation: {action.text}\n\n{feynman_question(rule)} "
-                f"({n} of {len(FEYNMAN_RUBRIC)})")
+                "checkpoint",
+                title,
+                f"Your explanation: {action.text}\n\n{feynman_question(rule)} "
+                f"({n} of {len(FEYNMAN_RUBRIC)})",
+            )
             if check is None:
                 return  # a rubric screen was withheld: no Feynman grade from part of the rubric
             if check.value == "y":
                 hits.append(rule)
         passed = len(hits) == len(FEYNMAN_RUBRIC)
-        self.record("attempt", {"attempt_id": self.mid("feynman-attempt"), "purpose": "feynman",
-                                "answer": action.text, "outcome": "correct" if passed else
-                                "wrong", "confidence": None, "concept": self.concept,
-                                "feynman": passed, "item": None, "rubric_hits": hits})
-        item = Presented(id=f"{self.concept}-feynman", lesson_id=self.lesson.id,
-                         type="free_recall", question=f"Explain {self.lesson.title} back.",
-                         reference=self.lesson.motto or self.lesson.title, bloom="understand",
-                         stage="check")
+        self.record(
+            "attempt",
+            {
+                "attempt_id": self.mid("feynman-attempt"),
+                "purpose": "feynman",
+                "answer": action.text,
+                "outcome": "correct" if passed else "wrong",
+                "confidence": None,
+                "concept": self.concept,
+                "feynman": passed,
+                "item": None,
+                "rubric_hits": hits,
+            },
+        )
+        item = Presented(
+            id=f"{self.concept}-feynman",
+            lesson_id=self.lesson.id,
+            type="free_recall",
+            question=f"Explain {self.lesson.title} back.",
+            reference=self.lesson.motto or self.lesson.title,
+            bloom="understand",
+            stage="check",
+        )
         missing = [r for r in FEYNMAN_RUBRIC if r not in hits]
-        content = (f"Feynman check: {'passed' if passed else 'not yet'} — {len(hits)} of "
-                   f"{len(FEYNMAN_RUBRIC)}." + ("" if passed else " Still to cover: it "
-                                                  + "; it ".join(missing) + "."))
-        outcome = self.gate.grade(self.mid("feynman-grade"), content, item.to_question(),
-                                  action.text, passed, item.reference, rubric=FEYNMAN_RUBRIC,
-                                  rubric_hits=hits)
+        content = (
+            f"Feynman check: {'passed' if passed else 'not yet'} — {len(hits)} of "
+            f"{len(FEYNMAN_RUBRIC)}."
+            + ("" if passed else " Still to cover: it " + "; it ".join(missing) + ".")
+        )
+        outcome = self.gate.grade(
+            self.mid("feynman-grade"),
+            content,
+            item.to_question(),
+            action.text,
+            passed,
+            item.reference,
+            rubric=FEYNMAN_RUBRIC,
+            rubric_hits=hits,
+        )
         if isinstance(outcome, Block):
             yield from self.notice_blocked("checkpoint", title, outcome)
         else:

@@ -79,8 +79,10 @@ def _bad_tag(body: str, valid: Callable[[str], object]) -> None:
     """`2 z`: a fitting answer followed by something that is not a confidence tag."""
     parts = body.rsplit(None, 1)
     if len(parts) == 2 and len(parts[1]) <= 8 and valid(parts[0]):
-        raise InvalidAction(f"`{parts[1]}` is not a confidence tag: after the answer add s "
-                            "(sure), h (hunch) or n (no idea), e.g. `2 s`")
+        raise InvalidAction(
+            f"`{parts[1]}` is not a confidence tag: after the answer add s "
+            "(sure), h (hunch) or n (no idea), e.g. `2 s`"
+        )
 
 
 def _claim(text: str) -> Action | None:
@@ -91,8 +93,9 @@ def _claim(text: str) -> Action | None:
 
 def _number(text: str) -> str:
     if not _NUMBER.match(text.replace(" ", "")):
-        raise InvalidAction("reply with the final number (e.g. 6, -0.5, 1e-3), or x for I don't "
-                            "know")
+        raise InvalidAction(
+            "reply with the final number (e.g. 6, -0.5, 1e-3), or x for I don't know"
+        )
     value = float(text.replace(",", "").replace(" ", ""))
     if not math.isfinite(value):
         raise InvalidAction("reply with a finite number, or x for I don't know")
@@ -101,8 +104,10 @@ def _number(text: str) -> str:
 
 def _long(text: str) -> None:
     if len(text) > MAX_ANSWER:
-        raise InvalidAction(f"answers are kept up to {MAX_ANSWER:,} characters and yours has "
-                            f"{len(text):,}: shorten it")
+        raise InvalidAction(
+            f"answers are kept up to {MAX_ANSWER:,} characters and yours has "
+            f"{len(text):,}: shorten it"
+        )
 
 
 def parse(prompt: Prompt, raw: str) -> Action | Command:
@@ -119,8 +124,11 @@ def parse(prompt: Prompt, raw: str) -> Action | Command:
             return Action(kind="skip")
         if claim := _claim(text):
             return claim
-        raise InvalidAction("press enter for the next screen" + (
-            ", k to skip this step" if prompt.stage == "teach" else "") + ", ? for help")
+        raise InvalidAction(
+            "press enter for the next screen"
+            + (", k to skip this step" if prompt.stage == "teach" else "")
+            + ", ? for help"
+        )
     if kind in ("choice", "numeric"):
         if claim := _claim(text):
             return claim
@@ -145,8 +153,10 @@ def parse(prompt: Prompt, raw: str) -> Action | Command:
         if prompt.needs_confidence and re.search(r"\s[sShH]$", text):
             body, tag = text[:-2], confidence_of(text[-1])
         if len(body.strip()) < 2:
-            raise InvalidAction("write a sentence or two" + (
-                ", or x for I don't know" if prompt.needs_confidence else ""))
+            raise InvalidAction(
+                "write a sentence or two"
+                + (", or x for I don't know" if prompt.needs_confidence else "")
+            )
         _long(body)
         return Action(kind="text", text=body.strip(), confidence=tag)  # type: ignore[arg-type]
     if kind == "yes_no":
@@ -160,8 +170,11 @@ def parse(prompt: Prompt, raw: str) -> Action | Command:
         head, _, rest = text.partition(" ")
         value = error_type_key(head)
         if value is None:
-            raise InvalidAction("choose " + ", ".join(
-                f"{n} {t}" for n, t in enumerate(ERROR_TYPES, 1)) + " (? explains them)")
+            raise InvalidAction(
+                "choose "
+                + ", ".join(f"{n} {t}" for n, t in enumerate(ERROR_TYPES, 1))
+                + " (? explains them)"
+            )
         _long(rest)
         return Action(kind="error_type", value=value, text=rest.strip())
     raise InvalidAction("nothing to answer here: the lesson is over")
@@ -185,23 +198,31 @@ def attribution(raw: str) -> str:
     """The learner's own words on what went wrong (may be empty); refused when too long."""
     text = raw.strip()
     if len(text) > MAX_ATTRIBUTION:
-        raise InvalidAction(f"this is kept up to {MAX_ATTRIBUTION:,} characters and yours has "
-                            f"{len(text):,}: shorten it")
+        raise InvalidAction(
+            f"this is kept up to {MAX_ATTRIBUTION:,} characters and yours has "
+            f"{len(text):,}: shorten it"
+        )
     return text
 
 
 def wants_confidence(prompt: Prompt, action: Action) -> bool:
     """True when this answer still needs its confidence tag before it can be given."""
-    return (prompt.needs_confidence and action.kind in ("answer", "text")
-            and action.value != "idk" and action.confidence is None)
+    return (
+        prompt.needs_confidence
+        and action.kind in ("answer", "text")
+        and action.value != "idk"
+        and action.confidence is None
+    )
 
 
 def with_confidence(action: Action, raw: str) -> Action:
     tag = confidence_of(raw)
     if tag is None:
         got = raw.strip()
-        raise InvalidAction((f"`{got[:20]}` is not a confidence tag" if got else
-                             "a confidence tag is needed") + ": s sure, h hunch, n no idea")
+        raise InvalidAction(
+            (f"`{got[:20]}` is not a confidence tag" if got else "a confidence tag is needed")
+            + ": s sure, h hunch, n no idea"
+        )
     return action.model_copy(update={"confidence": tag})
 
 

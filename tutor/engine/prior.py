@@ -37,15 +37,19 @@ def search(store: Store, keywords: list[str]) -> list[dict[str, Any]]:
     return store.rows(sql, tuple(params * 3))
 
 
-def hypothesis(prereqs: list[dict[str, Any]], matches: list[dict[str, Any]],
-               now: datetime | None = None) -> list[dict[str, str]]:
+def hypothesis(
+    prereqs: list[dict[str, Any]], matches: list[dict[str, Any]], now: datetime | None = None
+) -> list[dict[str, str]]:
     """Per prerequisite: the strongest evidence found and the plan it suggests."""
     now = now or datetime.now(UTC)
     rows = []
     for p in prereqs:
         keys = [k.lower() for k in p.get("keywords", []) if len(k) >= 3]
-        mine = [m for m in matches if any(k in (m["text"] or "").lower() or
-                                          k in (m["ref"] or "").lower() for k in keys)]
+        mine = [
+            m
+            for m in matches
+            if any(k in (m["text"] or "").lower() or k in (m["ref"] or "").lower() for k in keys)
+        ]
         evidence, plan = _rank(mine, now)
         rows.append({"prerequisite": p["concept"], "evidence": evidence, "plan": plan})
     return rows
@@ -82,8 +86,11 @@ PLAN_FOR_VERDICT = {"solid": "skip-fast", "unstable": "expand", "unknown": "expa
 def inherited(store: Store, session_id: str) -> dict[str, dict[str, str]]:
     """What the learner's previous session found, by prerequisite: its probe verdicts, which
     beat anything a search could find, so those prerequisites are not searched again."""
-    last = store.rows("SELECT id, lesson_id FROM sessions WHERE id != ? "
-                      "ORDER BY updated_at DESC, rowid DESC LIMIT 1", (session_id,))
+    last = store.rows(
+        "SELECT id, lesson_id FROM sessions WHERE id != ? "
+        "ORDER BY updated_at DESC, rowid DESC LIMIT 1",
+        (session_id,),
+    )
     if not last:
         return {}
     out: dict[str, dict[str, str]] = {}
@@ -91,6 +98,9 @@ def inherited(store: Store, session_id: str) -> dict[str, dict[str, str]]:
         if note["kind"] != "verdict":
             continue
         for name, verdict in (note["body"].get("verdicts") or {}).items():
-            out[name] = {"prerequisite": name, "plan": PLAN_FOR_VERDICT.get(verdict, "expand"),
-                         "evidence": f"probe in {last[0]['lesson_id']}: {verdict}"}
+            out[name] = {
+                "prerequisite": name,
+                "plan": PLAN_FOR_VERDICT.get(verdict, "expand"),
+                "evidence": f"probe in {last[0]['lesson_id']}: {verdict}",
+            }
     return out

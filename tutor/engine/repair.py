@@ -40,7 +40,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     "the a an of to in on for and or is are be by with as at this that which what when how why "
     "from it its into than then does do you your their they them can could would should will "
-    "not no more most less each any all one two only also but if so such other".split())
+    "not no more most less each any all one two only also but if so such other".split()
+)
 # openings that must match: a clause opener, a preposition, a pronoun … (any other opening is
 # a phrase: a noun phrase or a verb phrase, told apart by a third-person verb and its object)
 _HEADS = {
@@ -73,8 +74,12 @@ def form(text: str) -> tuple[str, bool, bool]:
             head = _HEADS[first]
         elif first[:1].isdigit():
             head = "num"
-        elif (first.endswith("s") and not first.endswith(("ss", "us", "is")) and len(first) > 3
-              and second in _OBJECT_START):
+        elif (
+            first.endswith("s")
+            and not first.endswith(("ss", "us", "is"))
+            and len(first) > 3
+            and second in _OBJECT_START
+        ):
             head = "verb"  # "Creates a branch", "Tracks the changes"
         else:
             head = "phrase"
@@ -114,8 +119,19 @@ def donors(curriculum: Curriculum | None, lesson: Lesson) -> list[Donor]:
             stem = frozenset(words(q.question))
             for n, option in enumerate(q.options):
                 text = option.strip()
-                out.append(Donor(text, q.id, home.id, home.phase, home.number, form(text), stem,
-                                 frozenset(words(text)), n == q.correct))
+                out.append(
+                    Donor(
+                        text,
+                        q.id,
+                        home.id,
+                        home.phase,
+                        home.number,
+                        form(text),
+                        stem,
+                        frozenset(words(text)),
+                        n == q.correct,
+                    )
+                )
     if cache_key is not None:
         _DONORS.clear()
         _DONORS[cache_key] = (curriculum, out)  # the curriculum is kept, so its id stays its own
@@ -130,8 +146,9 @@ def _jaccard(a: Iterable[str], b: Iterable[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
-def _answers_too(d: Donor, item: QuizItem, key_words: set[str], stem_words: set[str],
-                 explained: set[str]) -> bool:
+def _answers_too(
+    d: Donor, item: QuizItem, key_words: set[str], stem_words: set[str], explained: set[str]
+) -> bool:
     """Could this option also be a right answer to the item? (asked alike, said alike)"""
     if _jaccard(d.stem_words, stem_words) >= SIMILAR_STEM:
         return True
@@ -148,8 +165,9 @@ def target_rank(item: QuizItem) -> int:
     return _seed("rank", item.id) % 4
 
 
-def repair(item: QuizItem, lesson: Lesson, pool: Sequence[Donor],
-           exclude: frozenset[str] = frozenset()) -> list[str] | None:
+def repair(
+    item: QuizItem, lesson: Lesson, pool: Sequence[Donor], exclude: frozenset[str] = frozenset()
+) -> list[str] | None:
     """Options for the item (key first, then three distractors) that pass the mechanical rules,
     or None when no fair set can be found. The item's own distractors are kept when they fit
     the key's length and form; the rest are borrowed, preferring options that echo the stem as
@@ -168,8 +186,9 @@ def repair(item: QuizItem, lesson: Lesson, pool: Sequence[Donor],
     explained = words(item.explanation) | key_words
     key_echo = len(stem_words & key_words)
     own_distractors = [o.strip() for n, o in enumerate(item.options) if n != item.correct]
-    topic = (stem_words | set().union(*(words(o) for o in own_distractors))
-             | words(lesson.title)) - key_words
+    topic = (
+        stem_words | set().union(*(words(o) for o in own_distractors)) | words(lesson.title)
+    ) - key_words
     own_norm = {_norm(o) for o in item.options}
     lo, hi = LENGTH_BAND
     seen: set[str] = {_norm(key)}
@@ -189,9 +208,15 @@ def repair(item: QuizItem, lesson: Lesson, pool: Sequence[Donor],
             continue
         seen.add(norm)
         echo = min(len(stem_words & d.words), key_echo)
-        near = (3 if d.lesson_id == lesson.id else
-                2 if d.phase == lesson.phase and abs(lesson.number - d.lesson_number) <= 2 else
-                1 if d.phase == lesson.phase else 0)
+        near = (
+            3
+            if d.lesson_id == lesson.id
+            else 2
+            if d.phase == lesson.phase and abs(lesson.number - d.lesson_number) <= 2
+            else 1
+            if d.phase == lesson.phase
+            else 0
+        )
         score = 3 * echo + min(len(topic & d.words), 3) + near
         ranked.append(((-score, not d.is_key, _seed(item.id, d.text) % 1000), d.text))
     ranked.sort()
@@ -201,8 +226,9 @@ def repair(item: QuizItem, lesson: Lesson, pool: Sequence[Donor],
         if picks is None:
             continue
         options = [key, *picks]
-        q = QuizQuestion(id=item.id, type="mcq", question=item.question, options=options,
-                         correct_index=0)
+        q = QuizQuestion(
+            id=item.id, type="mcq", question=item.question, options=options, correct_index=0
+        )
         if not mcq.blocking(mcq.audit_item(q)):
             return options
     return None
@@ -212,15 +238,16 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split()).strip(" .;:!")
 
 
-def _choose(ranked: list[tuple[tuple, str]], n_key: int, n_longer: int, skip: int
-            ) -> list[str] | None:
+def _choose(
+    ranked: list[tuple[tuple, str]], n_key: int, n_longer: int, skip: int
+) -> list[str] | None:
     """Three distractors, best ranked first, n_longer of them longer than the key; when the
     key is to be the longest, one distractor is close below it (no length outlier), and when
     it is the shortest, one is close above it. `skip` passes over that many best choices."""
     longer = [t for _, t in ranked if len(t) > n_key]
     shorter = [t for _, t in ranked if len(t) < n_key]
-    picks_long = longer[skip:skip + n_longer] if n_longer else []
-    picks_short = shorter[skip:skip + 3 - n_longer] if n_longer < 3 else []
+    picks_long = longer[skip : skip + n_longer] if n_longer else []
+    picks_short = shorter[skip : skip + 3 - n_longer] if n_longer < 3 else []
     if len(picks_long) != n_longer or len(picks_short) != 3 - n_longer:
         return None
     if n_longer == 0 and max(len(t) for t in picks_short) < n_key / 1.1:

@@ -32,9 +32,14 @@ class ReviewSession:
 
     title = "Review"
 
-    def __init__(self, store: Store, now: datetime | None = None, provider=None,
-                 activity: Activity | None = None, curriculum: Curriculum | None = None
-                 ) -> None:
+    def __init__(
+        self,
+        store: Store,
+        now: datetime | None = None,
+        provider=None,
+        activity: Activity | None = None,
+        curriculum: Curriculum | None = None,
+    ) -> None:
         self.store = store
         self.activity = activity or Activity()
         self.run_id = f"r-{uuid.uuid4().hex[:8]}"
@@ -52,9 +57,12 @@ class ReviewSession:
             self.activity.check()
             check_action(self.prompt, action)
             if action.kind == "claim":
-                self.store.add_note(f"{self.run_id}:claim:{uuid.uuid4().hex[:8]}", self.run_id,
-                                    "claimed_known", {"kind": "claimed_known",
-                                                      "text": action.text[:500]})
+                self.store.add_note(
+                    f"{self.run_id}:claim:{uuid.uuid4().hex[:8]}",
+                    self.run_id,
+                    "claimed_known",
+                    {"kind": "claimed_known", "text": action.text[:500]},
+                )
                 return self.prompt
             self.held = None
             self.prompt = self._script.send(action)
@@ -65,9 +73,16 @@ class ReviewSession:
         session note of this review run (a review keeps no event log to replay)."""
         if self.prompt.kind != "text" or action.kind != "text" or not action.text.strip():
             raise InvalidAction("only typed text can be held before it is complete")
-        self.store.add_note(f"{self.prompt.message_id}:held", self.run_id, "held_answer",
-                            {"kind": "held_answer", "question": self.prompt.item.question
-                             if self.prompt.item else "", "text": action.text})
+        self.store.add_note(
+            f"{self.prompt.message_id}:held",
+            self.run_id,
+            "held_answer",
+            {
+                "kind": "held_answer",
+                "question": self.prompt.item.question if self.prompt.item else "",
+                "text": action.text,
+            },
+        )
         self.held = action
 
     def pause(self) -> None:
@@ -95,8 +110,9 @@ def _seed_int(salt: str) -> int:
     return int(hashlib.sha256(salt.encode()).hexdigest()[:8], 16)
 
 
-def concept_item(store: Store, curriculum: Curriculum | None, concept_id: str, salt: str
-                 ) -> Presented | None:
+def concept_item(
+    store: Store, curriculum: Curriculum | None, concept_id: str, salt: str
+) -> Presented | None:
     """An item from the concept's own lesson bank, presented fairly: multiple choice first, one
     not asked about this concept before when there is one, else the one asked longest ago."""
     if curriculum is None:
@@ -109,21 +125,33 @@ def concept_item(store: Store, curriculum: Curriculum | None, concept_id: str, s
     for a in ledger.attempts(store, concept_id=concept_id):
         if a["item_id"]:
             last_asked[a["item_id"]] = a["created_at"]
-    shown.sort(key=lambda p: (p.type == "free_recall", p.id in last_asked,
-                              last_asked.get(p.id, ""), p.id))
+    shown.sort(
+        key=lambda p: (p.type == "free_recall", p.id in last_asked, last_asked.get(p.id, ""), p.id)
+    )
     return shown[0]
 
 
-def review_script(store: Store, now: datetime | None = None, provider=None,
-                  run_id: str | None = None, curriculum: Curriculum | None = None) -> Script:
+def review_script(
+    store: Store,
+    now: datetime | None = None,
+    provider=None,
+    run_id: str | None = None,
+    curriculum: Curriculum | None = None,
+) -> Script:
     run_id = run_id or f"r-{uuid.uuid4().hex[:8]}"
     gate = Gatekeeper(store, GateDigest(sources={}), provider)
     queue = ledger.due_queue(store, now)
     total = len(queue)
     if not total:
         empty = gate.notice_turn(f"{run_id}:empty", "Nothing is due.")
-        yield Prompt(kind="done", message_id=f"{run_id}:empty", stage="done", title="Review",
-                     position="done", content=empty.content if isinstance(empty, Emit) else "")
+        yield Prompt(
+            kind="done",
+            message_id=f"{run_id}:empty",
+            stage="done",
+            title="Review",
+            position="done",
+            content=empty.content if isinstance(empty, Emit) else "",
+        )
         return
     for n, due in enumerate(queue, 1):
         position = f"review {n}/{total}"
@@ -142,17 +170,38 @@ def review_script(store: Store, now: datetime | None = None, provider=None,
             item = found
             title = f"Review · concept {name}"
         message_id = f"{run_id}:{n}"
-        outcome = gate.ask(message_id, item.render(), [item.to_question()], "checkpoint",
-                           due.concept_id or item.id, item.reference)
+        outcome = gate.ask(
+            message_id,
+            item.render(),
+            [item.to_question()],
+            "checkpoint",
+            due.concept_id or item.id,
+            item.reference,
+        )
         if isinstance(outcome, Block):
-            yield Prompt(kind="read", message_id=message_id, stage="review", title=title,
-                         position=position, content="", banner=outcome.banner)
+            yield Prompt(
+                kind="read",
+                message_id=message_id,
+                stage="review",
+                title=title,
+                position=position,
+                content="",
+                banner=outcome.banner,
+            )
             continue
         kind = {"mcq": "choice", "numeric": "numeric", "free_recall": "text"}[item.type]
-        action = yield Prompt(kind=kind, message_id=message_id, stage="review", title=title,
-                              position=position, content=outcome.content, item=item,
-                              needs_confidence=True, unverified=outcome.unverified,
-                              flags=outcome.flags)
+        action = yield Prompt(
+            kind=kind,
+            message_id=message_id,
+            stage="review",
+            title=title,
+            position=position,
+            content=outcome.content,
+            item=item,
+            needs_confidence=True,
+            unverified=outcome.unverified,
+            flags=outcome.flags,
+        )
         idk = action.value == "idk"
         answer = action.text if item.type == "free_recall" else action.value
         passed = None if idk else grade(item, answer)
@@ -163,9 +212,14 @@ def review_script(store: Store, now: datetime | None = None, provider=None,
                 covered = 0
                 for k, point in enumerate(points, 1):
                     check = yield from _self_grade_screen(
-                        gate, f"{message_id}:self:{k}", title, position,
+                        gate,
+                        f"{message_id}:self:{k}",
+                        title,
+                        position,
                         f"Your answer: {answer}\n\nKey point {k} of {len(points)}: {point}\n"
-                        "Did your answer make this point?", due.concept_id or item.id)
+                        "Did your answer make this point?",
+                        due.concept_id or item.id,
+                    )
                     if check is None:
                         break
                     covered += check.value == "y"
@@ -175,16 +229,28 @@ def review_script(store: Store, now: datetime | None = None, provider=None,
                     continue  # a key-point screen was withheld: not graded, it stays due
         outcome_word = "idk" if idk else ("correct" if passed else "wrong")
         confidence = "no_idea" if idk else action.confidence
-        ledger.record_attempt(store, ledger.Attempt(
-            id=f"{message_id}:answer", kind="review", concept_id=due.concept_id,
-            item_id=item.id, lesson_id=item.lesson_id or None, answer=answer[:4000],
-            outcome=outcome_word, confidence=confidence, payload={"due": due.kind},
-            created_at=now,
-        ))
+        ledger.record_attempt(
+            store,
+            ledger.Attempt(
+                id=f"{message_id}:answer",
+                kind="review",
+                concept_id=due.concept_id,
+                item_id=item.id,
+                lesson_id=item.lesson_id or None,
+                answer=answer[:4000],
+                outcome=outcome_word,
+                confidence=confidence,
+                payload={"due": due.kind},
+                created_at=now,
+            ),
+        )
         if due.kind == "mistake":
             status = ledger.review_mistake(store, due.id, outcome_word, confidence, now)
-            status = ("resolved: it leaves your due list" if status == "resolved" else
-                      "it comes back tomorrow" + (" to confirm" if passed else ""))
+            status = (
+                "resolved: it leaves your due list"
+                if status == "resolved"
+                else "it comes back tomorrow" + (" to confirm" if passed else "")
+            )
         else:
             row = ledger.review_concept(store, due.id, outcome_word, confidence, now)
             status = f"next review {row['next_review'][:10]}; status {row['status']}"
@@ -193,33 +259,82 @@ def review_script(store: Store, now: datetime | None = None, provider=None,
             shown = f"{int(answer) + 1}. {item.options[int(answer)]}"
         shown = "I don't know" if idk else shown
         verdict = "right" if passed else "not yet"
-        content = (f"{item.question}\n  You answered: {shown} ({confidence})\n  {verdict}. "
-                   f"Reference: {item.reference}\n  ({status})")
-        graded = gate.grade(message_id + ":grade", content, item.to_question(),
-                            graded_answer(item, "idk" if idk else answer), bool(passed),
-                            item.reference)
+        content = (
+            f"{item.question}\n  You answered: {shown} ({confidence})\n  {verdict}. "
+            f"Reference: {item.reference}\n  ({status})"
+        )
+        graded = gate.grade(
+            message_id + ":grade",
+            content,
+            item.to_question(),
+            graded_answer(item, "idk" if idk else answer),
+            bool(passed),
+            item.reference,
+        )
         if isinstance(graded, Block):
-            yield Prompt(kind="read", message_id=message_id + ":grade", stage="review",
-                         title=title, position=position, content="", banner=graded.banner)
+            yield Prompt(
+                kind="read",
+                message_id=message_id + ":grade",
+                stage="review",
+                title=title,
+                position=position,
+                content="",
+                banner=graded.banner,
+            )
         else:
-            yield Prompt(kind="read", message_id=message_id + ":grade", stage="review",
-                         title=title, position=position, content=graded.content,
-                         unverified=graded.unverified, flags=graded.flags)
-    yield Prompt(kind="done", message_id=f"{run_id}:done", stage="done", title="Review",
-                 position="done", content=f"Review done: {total} items. The schedule is updated.")
+            yield Prompt(
+                kind="read",
+                message_id=message_id + ":grade",
+                stage="review",
+                title=title,
+                position=position,
+                content=graded.content,
+                unverified=graded.unverified,
+                flags=graded.flags,
+            )
+    yield Prompt(
+        kind="done",
+        message_id=f"{run_id}:done",
+        stage="done",
+        title="Review",
+        position="done",
+        content=f"Review done: {total} items. The schedule is updated.",
+    )
 
 
-def _self_grade_screen(gate: Gatekeeper, message_id: str, title: str, position: str, text: str,
-                       concept: str) -> Generator[Prompt, Action, Action | None]:
+def _self_grade_screen(
+    gate: Gatekeeper, message_id: str, title: str, position: str, text: str, concept: str
+) -> Generator[Prompt, Action, Action | None]:
     """A self-grade screen shows the reference, so it passes the checker like a question; None
     when it is withheld (its banner shown instead)."""
-    gated = gate.ask(message_id, text, [QuizQuestion(
-        id=f"{message_id}-self-grade", type="free_recall", question=text)], "checkpoint",
-        concept, text)
+    gated = gate.ask(
+        message_id,
+        text,
+        [QuizQuestion(id=f"{message_id}-self-grade", type="free_recall", question=text)],
+        "checkpoint",
+        concept,
+        text,
+    )
     if isinstance(gated, Block):
-        yield Prompt(kind="read", message_id=message_id, stage="review", title=title,
-                     position=position, content="", banner=gated.banner)
+        yield Prompt(
+            kind="read",
+            message_id=message_id,
+            stage="review",
+            title=title,
+            position=position,
+            content="",
+            banner=gated.banner,
+        )
         return None
-    return (yield Prompt(kind="yes_no", message_id=message_id, stage="review", title=title,
-                         position=position, content=gated.content,
-                         unverified=gated.unverified, flags=gated.flags))
+    return (
+        yield Prompt(
+            kind="yes_no",
+            message_id=message_id,
+            stage="review",
+            title=title,
+            position=position,
+            content=gated.content,
+            unverified=gated.unverified,
+            flags=gated.flags,
+        )
+    )

@@ -35,9 +35,16 @@ def model_provider(store: Store, progress: Callable[[str], None] | None = None):
     return make_provider(settings, recorder=StoreRecorder(store))
 
 
-def open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | None = None,
-                 offline: bool = False, progress: Callable[[str], None] | None = None,
-                 activity: Activity | None = None, take_over: bool = False) -> Session | None:
+def open_session(
+    store: Store,
+    curriculum: Curriculum,
+    *,
+    lesson_ref: str | None = None,
+    offline: bool = False,
+    progress: Callable[[str], None] | None = None,
+    activity: Activity | None = None,
+    take_over: bool = False,
+) -> Session | None:
     """Resume the latest unfinished session of this curriculum, else start the next lesson
     (or the one asked for). None when the curriculum is finished. `progress` hears one-line
     notices (a model that does not answer, a session that could not be resumed); `activity`
@@ -45,16 +52,30 @@ def open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | None
     chooses; the session opened is leased to this tutor (SessionBusy when another one has it,
     unless `take_over`)."""
     with opening(store, notify=progress):
-        session = _open_session(store, curriculum, lesson_ref=lesson_ref, offline=offline,
-                                progress=progress, activity=activity, take_over=take_over)
+        session = _open_session(
+            store,
+            curriculum,
+            lesson_ref=lesson_ref,
+            offline=offline,
+            progress=progress,
+            activity=activity,
+            take_over=take_over,
+        )
         if session is not None:
             lease(store, session.id)
         return session
 
 
-def _open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | None,
-                  offline: bool, progress: Callable[[str], None] | None,
-                  activity: Activity | None, take_over: bool) -> Session | None:
+def _open_session(
+    store: Store,
+    curriculum: Curriculum,
+    *,
+    lesson_ref: str | None,
+    offline: bool,
+    progress: Callable[[str], None] | None,
+    activity: Activity | None,
+    take_over: bool,
+) -> Session | None:
     provider = model_provider(store, progress)
     drafter = None
     if provider is not None:
@@ -62,22 +83,30 @@ def _open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | Non
 
         drafter = Drafter(provider)
     latest = store.latest_session(curriculum=str(curriculum.root))
-    if lesson_ref is None and latest is not None and latest["status"] not in ("done",
-                                                                               "incomplete"):
+    if lesson_ref is None and latest is not None and latest["status"] not in ("done", "incomplete"):
         lease(store, latest["id"], take_over=take_over)  # before replay: fences the other tutor
         try:
-            session = Session.resume(store, curriculum, latest, provider=provider,
-                                     drafter=drafter, activity=activity)
+            session = Session.resume(
+                store, curriculum, latest, provider=provider, drafter=drafter, activity=activity
+            )
             session.resumed = True
             return session
         except (ReplayError, LookupError, ValueError, TypeError) as exc:
             # a log that cannot be replayed is never a dead end: the lesson starts afresh
-            store.save_session(latest["id"], latest["lesson_id"], latest["curriculum"],
-                               "abandoned", latest["position"], latest["state"])
+            store.save_session(
+                latest["id"],
+                latest["lesson_id"],
+                latest["curriculum"],
+                "abandoned",
+                latest["position"],
+                latest["state"],
+            )
             if progress:
                 why = (str(exc).splitlines() or [type(exc).__name__])[0]
-                progress(f"Could not resume {latest['lesson_id']} ({why}); starting it afresh. "
-                         "Your earlier answers stay in your records.")
+                progress(
+                    f"Could not resume {latest['lesson_id']} ({why}); starting it afresh. "
+                    "Your earlier answers stay in your records."
+                )
             lesson_ref = latest["lesson_id"]
     if lesson_ref is not None:
         try:
@@ -91,12 +120,20 @@ def _open_session(store: Store, curriculum: Curriculum, *, lesson_ref: str | Non
             return None
     from tutor.config import fetch_references
 
-    return Session.start(store, curriculum, lesson, provider=provider, drafter=drafter,
-                         offline=offline or not fetch_references(), activity=activity)
+    return Session.start(
+        store,
+        curriculum,
+        lesson,
+        provider=provider,
+        drafter=drafter,
+        offline=offline or not fetch_references(),
+        activity=activity,
+    )
 
 
-def open_review(store: Store, activity: Activity | None = None,
-                curriculum: Curriculum | None = None) -> ReviewSession:
+def open_review(
+    store: Store, activity: Activity | None = None, curriculum: Curriculum | None = None
+) -> ReviewSession:
     """A review of what is due now, offline. Concepts are asked with items of their own
     lesson's bank in `curriculum`; without one, only mistakes are asked."""
     return ReviewSession(store, activity=activity, curriculum=curriculum)

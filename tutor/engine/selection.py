@@ -33,12 +33,24 @@ def strands(curriculum: Curriculum, lesson: Lesson) -> list[dict[str, Any]]:
         except LookupError:
             continue
         if pre.quiz:
-            out.append({"name": pre.title, "lesson": pre, "concept": concept_id(pre),
-                        "items": list(pre.quiz)})
+            out.append(
+                {
+                    "name": pre.title,
+                    "lesson": pre,
+                    "concept": concept_id(pre),
+                    "items": list(pre.quiz),
+                }
+            )
     if not out:
         own = [q for q in lesson.quiz if q.stage == "pre"] or lesson.quiz[:4]
-        out.append({"name": f"starting point for {lesson.title}", "lesson": lesson,
-                    "concept": concept_id(lesson), "items": own})
+        out.append(
+            {
+                "name": f"starting point for {lesson.title}",
+                "lesson": lesson,
+                "concept": concept_id(lesson),
+                "items": own,
+            }
+        )
     return out
 
 
@@ -53,12 +65,18 @@ def probe_batches(curriculum: Curriculum, lesson: Lesson) -> list[dict[str, Any]
     size, extra = divmod(len(found), count)
     out, start = [], 0
     for g in range(count):
-        members = found[start:start + size + (g < extra)]
+        members = found[start : start + size + (g < extra)]
         start += len(members)
         pooled = [q for s in members for q in broad_to_narrow(s["items"])]
-        out.append({"name": "catch-up across " + ", ".join(s["name"] for s in members),
-                    "lesson": lesson, "concept": concept_id(lesson), "items": pooled,
-                    "members": members})
+        out.append(
+            {
+                "name": "catch-up across " + ", ".join(s["name"] for s in members),
+                "lesson": lesson,
+                "concept": concept_id(lesson),
+                "items": pooled,
+                "members": members,
+            }
+        )
     return out
 
 

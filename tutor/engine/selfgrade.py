@@ -9,7 +9,8 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(`'\"])")
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     "the a an of to in on for and or is are be by with as at this that which what when how why "
-    "from it its into than then does do you your i my me we it's not no yes so very just".split())
+    "from it its into than then does do you your i my me we it's not no yes so very just".split()
+)
 MIN_POINTS, MAX_POINTS = 2, 4
 MIN_CONTENT_WORDS = 2
 MIN_DISTINCT_SHARE = 0.4
@@ -22,15 +23,18 @@ def key_points(reference: str) -> list[str]:
     points = [p.strip() for p in _SENTENCE.split(text) if len(p.strip()) > 3]
     if len(points) < MIN_POINTS:
         single = points[0] if points else text
-        parts = [p.strip(" ,;") for p in re.split(r"[;,]\s+|\s+(?:and|while|but|so)\s+", single)
-                 if len(p.strip(" ,;")) > 3]
+        parts = [
+            p.strip(" ,;")
+            for p in re.split(r"[;,]\s+|\s+(?:and|while|but|so)\s+", single)
+            if len(p.strip(" ,;")) > 3
+        ]
         if len(parts) < MIN_POINTS:
             words = single.split()
             half = max(1, len(words) // 2)
             parts = [" ".join(words[:half]), " ".join(words[half:])]
         points = [p for p in parts if p]
         if len(points) > MAX_POINTS:
-            points = points[:MAX_POINTS - 1] + [", ".join(points[MAX_POINTS - 1:])]
+            points = points[: MAX_POINTS - 1] + [", ".join(points[MAX_POINTS - 1 :])]
     return points[:MAX_POINTS]
 
 

@@ -40,8 +40,10 @@ def concept_status(store: Store, concept: str) -> str:
 
     from learning_system.scheduling import concept_status as rule
 
-    return rule((datetime.fromisoformat(a["created_at"]), a["outcome"], a["confidence"])
-                for a in ledger.attempts(store, concept_id=concept))
+    return rule(
+        (datetime.fromisoformat(a["created_at"]), a["outcome"], a["confidence"])
+        for a in ledger.attempts(store, concept_id=concept)
+    )
 
 
 class ReplayError(Exception):
@@ -49,9 +51,17 @@ class ReplayError(Exception):
 
 
 class Session:
-    def __init__(self, store: Store, curriculum: Curriculum, lesson: Lesson, session_id: str,
-                 digest: dict[str, Any], provider=None, drafter=None,
-                 activity: Activity | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        curriculum: Curriculum,
+        lesson: Lesson,
+        session_id: str,
+        digest: dict[str, Any],
+        provider=None,
+        drafter=None,
+        activity: Activity | None = None,
+    ) -> None:
         self.store = store
         self.curriculum = curriculum
         self.lesson = lesson
@@ -64,8 +74,9 @@ class Session:
         self._lock = threading.Lock()
         self._acting = threading.Lock()
         events = store.events(session_id)
-        self._memos = {e["payload"]["key"]: e["payload"]["value"] for e in events
-                       if e["kind"] == "memo"}
+        self._memos = {
+            e["payload"]["key"]: e["payload"]["value"] for e in events if e["kind"] == "memo"
+        }
         self._seq = (events[-1]["seq"] + 1) if events else 0
         self._notes = 0
         gate = Gatekeeper(store, gate_digest(digest, lesson, curriculum), provider)
@@ -75,8 +86,14 @@ class Session:
         if drafter is not None:
             drafter.activity = self.activity
         self.script = LessonScript(
-            session_id=session_id, lesson=lesson, curriculum=curriculum, digest=digest,
-            gate=gate, memo=self._memo, record=self._record, drafter=drafter,
+            session_id=session_id,
+            lesson=lesson,
+            curriculum=curriculum,
+            digest=digest,
+            gate=gate,
+            memo=self._memo,
+            record=self._record,
+            drafter=drafter,
             memoized=self._memoized,
         )
         self._gen = self.script.run()
@@ -108,27 +125,52 @@ class Session:
 
     # starting and resuming --------------------------------------------------------------------
     @classmethod
-    def start(cls, store: Store, curriculum: Curriculum, lesson: Lesson, *, provider=None,
-              drafter=None, offline: bool = True, activity: Activity | None = None
-              ) -> Session:
+    def start(
+        cls,
+        store: Store,
+        curriculum: Curriculum,
+        lesson: Lesson,
+        *,
+        provider=None,
+        drafter=None,
+        offline: bool = True,
+        activity: Activity | None = None,
+    ) -> Session:
         activity = activity or Activity()
-        for breaker in (getattr(provider, "breaker", None),
-                        getattr(getattr(provider, "verifier", None), "breaker", None)):
+        for breaker in (
+            getattr(provider, "breaker", None),
+            getattr(getattr(provider, "verifier", None), "breaker", None),
+        ):
             if breaker is not None:
                 breaker.reset()  # each lesson tries the model again
         warm = getattr(provider, "warm", None)
         if warm is not None:
             warm()
-        digest = lesson_digest(store, curriculum, lesson, offline=offline, activity=activity,
-                               provider=provider)
+        digest = lesson_digest(
+            store, curriculum, lesson, offline=offline, activity=activity, provider=provider
+        )
         session_id = f"s-{concept_id(lesson)[:24]}-{uuid.uuid4().hex[:8]}"
-        store.save_session(session_id, lesson.id, str(curriculum.root), "active", "prior",
-                           {"digest_id": digest["id"]})
+        store.save_session(
+            session_id,
+            lesson.id,
+            str(curriculum.root),
+            "active",
+            "prior",
+            {"digest_id": digest["id"]},
+        )
         return cls(store, curriculum, lesson, session_id, digest, provider, drafter, activity)
 
     @classmethod
-    def resume(cls, store: Store, curriculum: Curriculum, row: dict[str, Any], *, provider=None,
-               drafter=None, activity: Activity | None = None) -> Session:
+    def resume(
+        cls,
+        store: Store,
+        curriculum: Curriculum,
+        row: dict[str, Any],
+        *,
+        provider=None,
+        drafter=None,
+        activity: Activity | None = None,
+    ) -> Session:
         lesson = curriculum.lesson(row["lesson_id"])
         digest = store.digest(row["state"].get("digest_id", "")) or {}
         if not digest:
@@ -150,8 +192,12 @@ class Session:
             check_action(self.prompt, action)
             if action.kind == "claim":  # "I already know X": recorded; the probe still checks
                 self._notes += 1
-                self.store.add_note(f"{self.id}:claim:{self._seq}", self.id, "claimed_known",
-                                    {"kind": "claimed_known", "text": action.text[:500]})
+                self.store.add_note(
+                    f"{self.id}:claim:{self._seq}",
+                    self.id,
+                    "claimed_known",
+                    {"kind": "claimed_known", "text": action.text[:500]},
+                )
                 return self.prompt
             self._append("action", action.model_dump(exclude_defaults=True))
             self.held = None
@@ -166,9 +212,15 @@ class Session:
         back as `held` for the learner to tag. Raises InvalidAction when it does not fit."""
         if self.prompt.kind != "text" or action.kind != "text" or not action.text.strip():
             raise InvalidAction("only typed text can be held before it is complete")
-        self._append("held", {"message_id": self.prompt.message_id,
-                              "action": action.model_dump(exclude_defaults=True)})
+        self._append(
+            "held",
+            {
+                "message_id": self.prompt.message_id,
+                "action": action.model_dump(exclude_defaults=True),
+            },
+        )
         self.held = action
+
     def _status(self) -> str:
         """`done` only for a lesson that taught or asked something; `incomplete` otherwise."""
         if not self.done:
@@ -186,8 +238,14 @@ class Session:
             self._save("paused")
 
     def _save(self, status: str) -> None:
-        self.store.save_session(self.id, self.lesson.id, str(self.curriculum.root), status,
-                                self.prompt.position, {"digest_id": self.digest.get("id")})
+        self.store.save_session(
+            self.id,
+            self.lesson.id,
+            str(self.curriculum.root),
+            status,
+            self.prompt.position,
+            {"digest_id": self.digest.get("id")},
+        )
 
     def _append(self, kind: str, payload: dict[str, Any]) -> None:
         with self._lock:
@@ -214,27 +272,43 @@ class Session:
     def _record(self, kind: str, data: dict[str, Any]) -> None:
         if kind == "attempt":
             item: Presented | None = data.get("item")
-            ledger.record_attempt(self.store, ledger.Attempt(
-                id=data["attempt_id"], session_id=self.id, lesson_id=self.lesson.id,
-                concept_id=data.get("concept"), item_id=item.id if item else None,
-                kind=data["purpose"], answer=str(data.get("answer", ""))[:4000],
-                outcome=data["outcome"], confidence=data.get("confidence"),
-                feynman=data.get("feynman"),
-                payload={"question": item.question if item else "",
-                         "rubric_hits": data.get("rubric_hits", [])},
-            ))
+            ledger.record_attempt(
+                self.store,
+                ledger.Attempt(
+                    id=data["attempt_id"],
+                    session_id=self.id,
+                    lesson_id=self.lesson.id,
+                    concept_id=data.get("concept"),
+                    item_id=item.id if item else None,
+                    kind=data["purpose"],
+                    answer=str(data.get("answer", ""))[:4000],
+                    outcome=data["outcome"],
+                    confidence=data.get("confidence"),
+                    feynman=data.get("feynman"),
+                    payload={
+                        "question": item.question if item else "",
+                        "rubric_hits": data.get("rubric_hits", []),
+                    },
+                ),
+            )
         elif kind == "grade":
             ledger.grade_attempt(self.store, data["attempt_id"], data["outcome"])
         elif kind == "mistake":
             item = data.get("item")
-            ledger.record_mistake(self.store, ledger.Mistake(
-                id="m:" + data["attempt_id"], attempt_id=data["attempt_id"],
-                concept_id=data.get("concept"), item_id=item.id if item else None,
-                lesson_id=self.lesson.id, error_type=data["error_type"],
-                attribution=data.get("attribution", "")[:2000],
-                retest_early=bool(data.get("retest_early")),
-                item=item.model_dump(mode="json") if item else {},
-            ))
+            ledger.record_mistake(
+                self.store,
+                ledger.Mistake(
+                    id="m:" + data["attempt_id"],
+                    attempt_id=data["attempt_id"],
+                    concept_id=data.get("concept"),
+                    item_id=item.id if item else None,
+                    lesson_id=self.lesson.id,
+                    error_type=data["error_type"],
+                    attribution=data.get("attribution", "")[:2000],
+                    retest_early=bool(data.get("retest_early")),
+                    item=item.model_dump(mode="json") if item else {},
+                ),
+            )
         elif kind == "note":
             self._notes += 1
             self.store.add_note(f"{self.id}:note:{self._notes}", self.id, data["kind"], data)
@@ -243,8 +317,11 @@ class Session:
 
     def _finish(self, data: dict[str, Any]) -> None:
         attempts = ledger.attempts(self.store, session_id=self.id)
-        mistakes = [m["id"] for m in ledger.mistakes(self.store)
-                    if m["attempt_id"].startswith(self.id + ":")]
+        mistakes = [
+            m["id"]
+            for m in ledger.mistakes(self.store)
+            if m["attempt_id"].startswith(self.id + ":")
+        ]
         by_concept: dict[str, list[str]] = {}
         for a in attempts:
             if a["concept_id"]:
@@ -261,35 +338,60 @@ class Session:
                 verdict_by_concept[concept_id(pre)] = data["verdicts"][pre.title]
         concepts = [
             IngestConcept(
-                id=cid, name=names.get(cid, cid), lesson_id=self.lesson.id,
-                kind_hint=self.lesson.type, language=", ".join(self.lesson.languages),
+                id=cid,
+                name=names.get(cid, cid),
+                lesson_id=self.lesson.id,
+                kind_hint=self.lesson.type,
+                language=", ".join(self.lesson.languages),
                 status_hint=concept_status(self.store, cid),
                 evidence=ids,
             )
             for cid, ids in sorted(by_concept.items())
         ]
         text = self._lesson_text()
-        glossary = {term: meaning for term, meaning in sorted(self.curriculum.glossary.items())
-                    if re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE)}
+        glossary = {
+            term: meaning
+            for term, meaning in sorted(self.curriculum.glossary.items())
+            if re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE)
+        }
         own = [a for a in attempts if a["concept_id"] == concept_id(self.lesson)]
         known = {c.id for c in concepts}
         for c in lesson_concepts(self.lesson, glossary):  # each of the lesson's concepts
             if c["id"] not in known:
-                concepts.append(IngestConcept(
-                    id=c["id"], name=c["name"], lesson_id=self.lesson.id,
-                    kind_hint=self.lesson.type, language=", ".join(self.lesson.languages),
-                    evidence=evidence_for(c, own)))
+                concepts.append(
+                    IngestConcept(
+                        id=c["id"],
+                        name=c["name"],
+                        lesson_id=self.lesson.id,
+                        kind_hint=self.lesson.type,
+                        language=", ".join(self.lesson.languages),
+                        evidence=evidence_for(c, own),
+                    )
+                )
         pending = PendingIngest(
-            id=f"ingest:{self.id}", session_id=self.id, lesson_id=self.lesson.id,
-            lesson_title=self.lesson.title, curriculum=str(self.curriculum.root),
-            concepts=concepts, attempt_ids=[a["id"] for a in attempts], mistake_ids=mistakes,
-            glossary=glossary, verdict=data["verdicts"], plan=data["plan"],
-            taught=[TaughtStep(step_id=t["step_id"], title=t["title"], content=t["content"],
-                               sources=t["sources"], unverified=t["unverified"],
-                               receipt_ids=[r["receipt_id"] for r in
-                                            self.store.receipts_for(t["step_id"])],
-                               concept_id=concept_id(self.lesson))
-                    for t in data["taught"]],
+            id=f"ingest:{self.id}",
+            session_id=self.id,
+            lesson_id=self.lesson.id,
+            lesson_title=self.lesson.title,
+            curriculum=str(self.curriculum.root),
+            concepts=concepts,
+            attempt_ids=[a["id"] for a in attempts],
+            mistake_ids=mistakes,
+            glossary=glossary,
+            verdict=data["verdicts"],
+            plan=data["plan"],
+            taught=[
+                TaughtStep(
+                    step_id=t["step_id"],
+                    title=t["title"],
+                    content=t["content"],
+                    sources=t["sources"],
+                    unverified=t["unverified"],
+                    receipt_ids=[r["receipt_id"] for r in self.store.receipts_for(t["step_id"])],
+                    concept_id=concept_id(self.lesson),
+                )
+                for t in data["taught"]
+            ],
             skipped=list(data.get("skipped", [])),
             created_at=iso(),
         )

@@ -10,18 +10,32 @@ from tutor.engine.progress import Activity
 from tutor.gates.digest_view import GateDigest
 
 
-def lesson_digest(store: Store, curriculum: Curriculum, lesson: Lesson, *, offline: bool,
-                  activity: Activity | None = None, provider=None) -> dict[str, Any]:
+def lesson_digest(
+    store: Store,
+    curriculum: Curriculum,
+    lesson: Lesson,
+    *,
+    offline: bool,
+    activity: Activity | None = None,
+    provider=None,
+) -> dict[str, Any]:
     """Prepare the lesson's digest with the Scout (stored by it) and return it as data. Each
     source read is reported to `activity`; once it is `stopping`, sources still being fetched
     are left out (reported unreachable: not waited for)."""
     from tutor.scout.scout import prepare_sync
 
     activity = activity or Activity()
-    digest = prepare_sync(lesson, curriculum, store, provider=provider, offline=offline,
-                          on_source=lambda done, total, line: activity.report(
-                              f"sources: {line}", done, total, finished=done == total),
-                          stop=lambda: activity.stopping)
+    digest = prepare_sync(
+        lesson,
+        curriculum,
+        store,
+        provider=provider,
+        offline=offline,
+        on_source=lambda done, total, line: activity.report(
+            f"sources: {line}", done, total, finished=done == total
+        ),
+        stop=lambda: activity.stopping,
+    )
     activity.check()
     return digest.model_dump(mode="json")
 
@@ -34,21 +48,27 @@ def sources_summary(digest: dict[str, Any], lesson_id: str) -> str | None:
         return None
     ok = [s for s in refs if s.get("status") in ("ok", "new", "changed")]
     lost = len(refs) - len(ok)
-    scout = f"details: `tutor scout \"{lesson_id}\"`"
+    scout = f'details: `tutor scout "{lesson_id}"`'
     if not lost:
         return f"{len(refs)} of {len(refs)} references read — teaching from the lesson and them"
     offline = all(s.get("reason") == "offline" for s in refs if s not in ok)
     if offline and not ok:
-        return (f"references not fetched (offline) — teaching from the lesson; {scout}")
+        return f"references not fetched (offline) — teaching from the lesson; {scout}"
     read = f"{len(ok)} reference" + ("" if len(ok) == 1 else "s")
-    return (f"{lost} of {len(refs)} references unreachable — teaching from the lesson"
-            + (f" and {read}" if ok else "") + f"; {scout}")
+    return (
+        f"{lost} of {len(refs)} references unreachable — teaching from the lesson"
+        + (f" and {read}" if ok else "")
+        + f"; {scout}"
+    )
 
 
 def _read(lesson: Lesson) -> str | None:
     try:
-        return lesson.doc_path.read_text(encoding="utf-8", errors="replace") if lesson.doc_path \
+        return (
+            lesson.doc_path.read_text(encoding="utf-8", errors="replace")
+            if lesson.doc_path
             else None
+        )
     except OSError:
         return None
 

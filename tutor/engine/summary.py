@@ -45,8 +45,9 @@ class LessonEnd(BaseModel):
         out = []
         if self.quiz_total:
             out.append(f"Quiz: {self.quiz_right} of {self.quiz_total} right.")
-        out.append(f"Mastery (advisory): {self.mastery_before:.2f} → {self.mastery_after:.2f}"
-                   " of 0.80.")
+        out.append(
+            f"Mastery (advisory): {self.mastery_before:.2f} → {self.mastery_after:.2f} of 0.80."
+        )
         if self.next_reviews:
             out.append("Next reviews: " + "; ".join(self.next_reviews) + ".")
         out.append(f"Records: {self.records}")
@@ -68,8 +69,12 @@ def _last_result(store: Store, curriculum: Curriculum) -> str | None:
     return f"{done['lesson_id']} {title} · finished{score}".replace("  ", " ")
 
 
-def home_summary(store: Store, curriculum: Curriculum | None, root: str | None = None,
-                 now: datetime | None = None) -> HomeSummary:
+def home_summary(
+    store: Store,
+    curriculum: Curriculum | None,
+    root: str | None = None,
+    now: datetime | None = None,
+) -> HomeSummary:
     """The home screen's data. Without the curriculum loaded yet (the first paint), what the
     store alone says: the position by lesson id, under the curriculum folder `root`."""
     root = str(curriculum.root) if curriculum is not None else root
@@ -87,26 +92,33 @@ def home_summary(store: Store, curriculum: Curriculum | None, root: str | None =
     else:
         done = store.latest_session(curriculum=root, status="done")
         upcoming = curriculum.next_lesson(done["lesson_id"] if done else None)
-        position = (f"next: {upcoming.id} {upcoming.title}" if upcoming
-                    else f"finished {curriculum.name}")
+        position = (
+            f"next: {upcoming.id} {upcoming.title}" if upcoming else f"finished {curriculum.name}"
+        )
     due = ledger.due_counts(store, now)
     return HomeSummary(
         curriculum=curriculum.name if curriculum is not None else Path(root or "").name,
-        position=position, due_mistakes=due["mistakes"],
-        due_concepts=due["concepts"], concepts=ledger.concepts_by_status(store),
-        mastery=ledger.mean_mastery(store), mastery_days=ledger.mastery_by_day(store, 30, now),
+        position=position,
+        due_mistakes=due["mistakes"],
+        due_concepts=due["concepts"],
+        concepts=ledger.concepts_by_status(store),
+        mastery=ledger.mean_mastery(store),
+        mastery_days=ledger.mastery_by_day(store, 30, now),
         due_days=ledger.due_load(store, 14, now),
         last_lesson=_last_result(store, curriculum) if curriculum is not None else None,
     )
 
 
 def _mastery(rows: list[dict], now: datetime) -> float:
-    return scheduling.mastery(((datetime.fromisoformat(a["created_at"]), a["outcome"],
-                                a["confidence"]) for a in rows), now)
+    return scheduling.mastery(
+        ((datetime.fromisoformat(a["created_at"]), a["outcome"], a["confidence"]) for a in rows),
+        now,
+    )
 
 
-def lesson_end(store: Store, curriculum: Curriculum, session_id: str, lesson_id: str,
-               records: str) -> LessonEnd:
+def lesson_end(
+    store: Store, curriculum: Curriculum, session_id: str, lesson_id: str, records: str
+) -> LessonEnd:
     from tutor.engine.selection import concept_id
 
     lesson = curriculum.lesson(lesson_id)
@@ -124,10 +136,16 @@ def lesson_end(store: Store, curriculum: Curriculum, session_id: str, lesson_id:
             reviews.append(f"{row['name']} {when}")
     upcoming = curriculum.next_lesson(lesson.id)
     return LessonEnd(
-        lesson=f"{lesson.id} {lesson.title}", quiz_right=sum(a["outcome"] == "correct"
-                                                           for a in quiz),
-        quiz_total=len(quiz), mastery_before=_mastery(before, now),
-        mastery_after=_mastery(history, now), next_reviews=reviews[:6], records=records,
-        next=(f"Next: {upcoming.id} {upcoming.title}." if upcoming
-              else f"You have finished {curriculum.name}."),
+        lesson=f"{lesson.id} {lesson.title}",
+        quiz_right=sum(a["outcome"] == "correct" for a in quiz),
+        quiz_total=len(quiz),
+        mastery_before=_mastery(before, now),
+        mastery_after=_mastery(history, now),
+        next_reviews=reviews[:6],
+        records=records,
+        next=(
+            f"Next: {upcoming.id} {upcoming.title}."
+            if upcoming
+            else f"You have finished {curriculum.name}."
+        ),
     )

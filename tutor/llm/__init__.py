@@ -16,8 +16,9 @@ if TYPE_CHECKING:
 __all__ = ["FAILURE_KINDS", "ModelFailure", "Provider", "make_provider"]
 
 
-def make_provider(settings: ModelSettings | None = None,
-                  recorder: CallRecorder | None = None) -> Provider:
+def make_provider(
+    settings: ModelSettings | None = None, recorder: CallRecorder | None = None
+) -> Provider:
     """The provider the settings call for: offline when neither base_url nor a key is set. Its
     `verifier` is a separate provider when TUTOR_VERIFIER_* or `[verifier]` name another
     model."""

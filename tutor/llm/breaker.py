@@ -70,8 +70,9 @@ class CircuitBreaker:
             self._told = False
             self.reason = ""
 
-    def notice(self, who: str = "The model",
-               then: str = "the lesson's own text and the offline checks") -> str | None:
+    def notice(
+        self, who: str = "The model", then: str = "the lesson's own text and the offline checks"
+    ) -> str | None:
         """The one message for the learner after the breaker opened; None after that."""
         with self._lock:
             if not self._open or self._told:

@@ -27,29 +27,55 @@ def check_model(settings: Any) -> dict[str, Any]:
         headers["Authorization"] = f"Bearer {settings.api_key.get_secret_value()}"
     info: dict[str, Any] = {"base_url": base, "model": settings.model}
     try:
-        response = httpx2.get(f"{base}/models", headers=headers,
-                              timeout=min(settings.timeout, PROBE_TIMEOUT))
+        response = httpx2.get(
+            f"{base}/models", headers=headers, timeout=min(settings.timeout, PROBE_TIMEOUT)
+        )
     except httpx2.HTTPError as exc:
-        return {**info, "ok": False, "status": "unreachable",
-                "message": f"unreachable: {type(exc).__name__} at {base}/models"}
+        return {
+            **info,
+            "ok": False,
+            "status": "unreachable",
+            "message": f"unreachable: {type(exc).__name__} at {base}/models",
+        }
     if response.status_code in (401, 403):
-        return {**info, "ok": False, "status": "rejected",
-                "message": f"the endpoint refused the key (HTTP {response.status_code}); "
-                f"check {settings.api_key_env}"}
+        return {
+            **info,
+            "ok": False,
+            "status": "rejected",
+            "message": f"the endpoint refused the key (HTTP {response.status_code}); "
+            f"check {settings.api_key_env}",
+        }
     if response.status_code != 200:
-        return {**info, "ok": False, "status": "error",
-                "message": f"GET {base}/models answered HTTP {response.status_code}"}
+        return {
+            **info,
+            "ok": False,
+            "status": "error",
+            "message": f"GET {base}/models answered HTTP {response.status_code}",
+        }
     try:
         ids = [str(m["id"]) for m in response.json().get("data", [])]
     except (ValueError, KeyError, TypeError, AttributeError):
-        return {**info, "ok": False, "status": "error",
-                "message": f"GET {base}/models did not return a model list"}
+        return {
+            **info,
+            "ok": False,
+            "status": "error",
+            "message": f"GET {base}/models did not return a model list",
+        }
     listed = _listed(settings.model, ids)
-    message = (f"reachable; model {settings.model} is listed" if listed else
-               f"reachable, but model {settings.model} is not among its {len(ids)} models; "
-               "set TUTOR_MODEL to one it lists")
-    return {**info, "ok": listed, "status": "ok" if listed else "model_not_listed",
-            "model_listed": listed, "models_count": len(ids), "message": message}
+    message = (
+        f"reachable; model {settings.model} is listed"
+        if listed
+        else f"reachable, but model {settings.model} is not among its {len(ids)} models; "
+        "set TUTOR_MODEL to one it lists"
+    )
+    return {
+        **info,
+        "ok": listed,
+        "status": "ok" if listed else "model_not_listed",
+        "model_listed": listed,
+        "models_count": len(ids),
+        "message": message,
+    }
 
 
 COMPLETION_MAX_TOKENS = 32
@@ -69,22 +95,42 @@ def check_completion(settings: Any) -> dict[str, Any]:
 
         ready: bool
 
-    quick = settings.model_copy(update={
-        "max_retries": 0, "timeout": min(settings.timeout, PROBE_TIMEOUT),
-        "max_tokens": COMPLETION_MAX_TOKENS})
+    quick = settings.model_copy(
+        update={
+            "max_retries": 0,
+            "timeout": min(settings.timeout, PROBE_TIMEOUT),
+            "max_tokens": COMPLETION_MAX_TOKENS,
+        }
+    )
     provider = OpenAIProvider(quick)
 
     try:
-        answer = aio.run(provider.structured(skill="doctor", data={"check": "ready"},
-                                             schema=Ready, purpose="doctor"), provider)
+        answer = aio.run(
+            provider.structured(
+                skill="doctor", data={"check": "ready"}, schema=Ready, purpose="doctor"
+            ),
+            provider,
+        )
     except ModelFailure as failure:
         follows = failure.kind not in ("schema", "malformed", "length", "refusal")
-        what = ("does not follow the answer schema" if not follows else "did not answer")
-        return {"ok": False, "status": failure.kind, "follows_schema": False if not follows
-                else None, "message": f"a tiny structured completion failed: the model {what} "
-                f"({failure.kind}: {failure.detail[:120]})"}
+        what = "does not follow the answer schema" if not follows else "did not answer"
+        return {
+            "ok": False,
+            "status": failure.kind,
+            "follows_schema": False if not follows else None,
+            "message": f"a tiny structured completion failed: the model {what} "
+            f"({failure.kind}: {failure.detail[:120]})",
+        }
     if not answer.ready:
-        return {"ok": False, "status": "schema", "follows_schema": True,
-                "message": "the model answered in the schema but not as asked (ready: false)"}
-    return {"ok": True, "status": "ok", "follows_schema": True,
-            "message": "a tiny structured completion came back in the schema"}
+        return {
+            "ok": False,
+            "status": "schema",
+            "follows_schema": True,
+            "message": "the model answered in the schema but not as asked (ready: false)",
+        }
+    return {
+        "ok": True,
+        "status": "ok",
+        "follows_schema": True,
+        "message": "a tiny structured completion came back in the schema",
+    }

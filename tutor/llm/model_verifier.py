@@ -19,8 +19,17 @@ if TYPE_CHECKING:
 
 # Envelope keys whose values are structure, not text; every other string is marked untrusted.
 STRUCTURAL_KEYS = frozenset(
-    {"gate", "id", "type", "purpose", "target_bloom", "error_type", "batch_id", "bloom_levels",
-     "kind"}
+    {
+        "gate",
+        "id",
+        "type",
+        "purpose",
+        "target_bloom",
+        "error_type",
+        "batch_id",
+        "bloom_levels",
+        "kind",
+    }
 )
 
 
@@ -55,11 +64,15 @@ def reconcile(envelope: Envelope, verdict: Verdict) -> Verdict:
         given: dict[str, ClaimVerdict] = {}
         for entry in verdict.claims:
             given.setdefault(entry.id, entry)
-        return FactCheckVerdict(claims=[
-            given.get(c.id) or ClaimVerdict(
-                id=c.id, verdict="UNVERIFIED", explanation="the verifier gave no verdict on it")
-            for c in envelope.claims
-        ])
+        return FactCheckVerdict(
+            claims=[
+                given.get(c.id)
+                or ClaimVerdict(
+                    id=c.id, verdict="UNVERIFIED", explanation="the verifier gave no verdict on it"
+                )
+                for c in envelope.claims
+            ]
+        )
     if isinstance(verdict, QuizAuditVerdict) and envelope.gate == "quiz_audit":
         ids = {q.id for q in envelope.questions_json}
         issues = [i for i in verdict.issues if i.id in ids]
@@ -94,7 +107,9 @@ async def verify_with_model(provider: Provider, envelope: Envelope) -> Verdict:
         return deterministic  # mechanical rules run before any model sees the items
     try:
         verdict = await provider.structured(
-            skill=f"GATE:{gate}", data=envelope_data(envelope), schema=VERDICT_FOR_GATE[gate],
+            skill=f"GATE:{gate}",
+            data=envelope_data(envelope),
+            schema=VERDICT_FOR_GATE[gate],
             purpose=f"verify:{gate}",
         )
     except ModelFailure as failure:
@@ -121,7 +136,9 @@ async def verify_for_receipt(provider: Provider, envelope: Envelope) -> tuple[Ve
         return deterministic, "offline", "the mechanical rules found issues"
     try:
         verdict = await provider.structured(
-            skill=f"GATE:{gate}", data=envelope_data(envelope), schema=VERDICT_FOR_GATE[gate],
+            skill=f"GATE:{gate}",
+            data=envelope_data(envelope),
+            schema=VERDICT_FOR_GATE[gate],
             purpose=f"verify:{gate}",
         )
     except ModelFailure as failure:

@@ -149,8 +149,9 @@ def _forbidding(schema: type[T]) -> type[T]:
     """`schema` itself if it rejects unknown fields, else a subclass that does."""
     if schema.model_config.get("extra") == "forbid":
         return schema
-    return type(schema.__name__, (schema,), {"model_config": {**schema.model_config,
-                                                              "extra": "forbid"}})
+    return type(
+        schema.__name__, (schema,), {"model_config": {**schema.model_config, "extra": "forbid"}}
+    )
 
 
 def _validation_errors(exc: Exception) -> list[str]:
@@ -227,7 +228,8 @@ class OpenAIProvider:
         self.structured_mode: Literal["json_schema", "json_object"] = "json_schema"
         self.stream_usage = True
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary())
+            weakref.WeakKeyDictionary()
+        )
         self.breaker = CircuitBreaker(settings.breaker_failures)
         self._tls: Any = None  # one TLS context for every loop's client: building one costs ~30 ms
         self._tls_lock = threading.Lock()
@@ -262,8 +264,9 @@ class OpenAIProvider:
                 max_retries=0,
                 # our own client: the SDK's default one schedules its closing on whatever loop
                 # runs when it is collected, which breaks once its own loop is gone
-                http_client=openai.DefaultAsyncHttpxClient(timeout=self.settings.timeout,
-                                                           verify=self._tls_context()),
+                http_client=openai.DefaultAsyncHttpxClient(
+                    timeout=self.settings.timeout, verify=self._tls_context()
+                ),
             )
             self._clients[loop] = client
         return client
@@ -324,8 +327,9 @@ class OpenAIProvider:
 
     def _closed_check(self) -> None:
         if self.breaker.is_open:
-            raise ModelFailure("unavailable", f"the model is offline for this lesson "
-                                              f"({self.breaker.reason})")
+            raise ModelFailure(
+                "unavailable", f"the model is offline for this lesson ({self.breaker.reason})"
+            )
 
     async def _guarded(self, request: Callable[[], Awaitable[R]]) -> R:
         """The request, bounded by the timeout, and cancelled when the breaker opens meanwhile
@@ -377,21 +381,38 @@ class OpenAIProvider:
                 if account.retries_left <= 0 or self.breaker.is_open:
                     raise ModelFailure(problem.kind, problem.detail) from None
                 account.retries_left -= 1
-                log.info("model call: %s (%s); retry %d of %d in %.2f s", problem.kind,
-                         problem.detail, self.settings.max_retries - account.retries_left,
-                         self.settings.max_retries, wait)
+                log.info(
+                    "model call: %s (%s); retry %d of %d in %.2f s",
+                    problem.kind,
+                    problem.detail,
+                    self.settings.max_retries - account.retries_left,
+                    self.settings.max_retries,
+                    wait,
+                )
                 await self._sleep(wait)
 
-    def _record(self, call_id: str, purpose: str, account: _Account, error: str | None,
-                messages: list[dict[str, str]]) -> None:
+    def _record(
+        self,
+        call_id: str,
+        purpose: str,
+        account: _Account,
+        error: str | None,
+        messages: list[dict[str, str]],
+    ) -> None:
         prompt = None
         if self.settings.debug_prompts:
             prompt = self._redact(json.dumps(messages, ensure_ascii=False))
         call = ModelCall(
-            call_id=call_id, provider=self.name, model=self.model, purpose=purpose,
-            tokens_in=account.tokens_in, tokens_out=account.tokens_out,
+            call_id=call_id,
+            provider=self.name,
+            model=self.model,
+            purpose=purpose,
+            tokens_in=account.tokens_in,
+            tokens_out=account.tokens_out,
             latency_ms=round((time.perf_counter() - account.started) * 1000, 3),
-            outcome="ok" if error is None else "failed", error_kind=error, prompt=prompt,
+            outcome="ok" if error is None else "failed",
+            error_kind=error,
+            prompt=prompt,
         )
         try:
             self.recorder.record(call)
@@ -399,39 +420,50 @@ class OpenAIProvider:
             log.warning("could not record model call %s: %s", call_id, type(exc).__name__)
 
     # -- structured ---------------------------------------------------------------------------
-    def _response_format(self, schema: type[BaseModel], json_schema: dict[str, Any]
-                         ) -> dict[str, Any]:
+    def _response_format(
+        self, schema: type[BaseModel], json_schema: dict[str, Any]
+    ) -> dict[str, Any]:
         if self.structured_mode == "json_object":
             return {"type": "json_object"}
         name = re.sub(r"[^A-Za-z0-9_-]", "_", schema.__name__)[:64] or "answer"
-        return {"type": "json_schema",
-                "json_schema": {"name": name, "schema": json_schema, "strict": True}}
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": name, "schema": json_schema, "strict": True},
+        }
 
     async def _complete(
-        self, account: _Account, prompt: Callable[[str], list[dict[str, str]]],
-        schema: type[BaseModel], json_schema: dict[str, Any],
+        self,
+        account: _Account,
+        prompt: Callable[[str], list[dict[str, str]]],
+        schema: type[BaseModel],
+        json_schema: dict[str, Any],
     ) -> tuple[_Completion, list[dict[str, str]]]:
         """One answer (retries included) and the messages that produced it."""
         client = self._client_for_loop()
         switched = False
         while True:
             messages = prompt(self.structured_mode)
-            body = {"model": self.model, "messages": messages,
-                    "max_tokens": self.settings.max_tokens,
-                    "response_format": self._response_format(schema, json_schema)}
+            body = {
+                "model": self.model,
+                "messages": messages,
+                "max_tokens": self.settings.max_tokens,
+                "response_format": self._response_format(schema, json_schema),
+            }
 
             # The SDK's generic `post` (auth, base URL, typed errors, timeouts) with a plain
             # dict body: `chat.completions.create` re-walks the whole JSON schema on every call.
             async def request(body: dict[str, Any] = body) -> _Completion:
                 return _parse_completion(
-                    await client.post("/chat/completions", body=body, cast_to=object))
+                    await client.post("/chat/completions", body=body, cast_to=object)
+                )
 
             try:
                 return await self._send(account, request), messages
             except _Rejected as rejected:
                 if self.structured_mode == "json_schema" and rejected.status in (400, 422):
-                    log.info("endpoint rejected json_schema (%s); trying json_object",
-                             rejected.detail)
+                    log.info(
+                        "endpoint rejected json_schema (%s); trying json_object", rejected.detail
+                    )
                     self.structured_mode = "json_object"
                     switched = True
                     continue
@@ -449,8 +481,13 @@ class OpenAIProvider:
         def prompt(mode: str) -> list[dict[str, str]]:
             if mode not in first:  # in json_schema mode the response format carries the schema
                 first[mode] = build_messages(
-                    skill, data, purpose=purpose, answer_format="json", marker=marker,
-                    output_schema=None if mode == "json_schema" else _plain_schema(schema))
+                    skill,
+                    data,
+                    purpose=purpose,
+                    answer_format="json",
+                    marker=marker,
+                    output_schema=None if mode == "json_schema" else _plain_schema(schema),
+                )
             return [*first[mode], *history]
 
         account = _Account(retries_left=self.settings.max_retries)
@@ -469,12 +506,18 @@ class OpenAIProvider:
                         result = schema.model_validate_json(_json_text(content))
                 except (ValidationError, ValueError) as exc:
                     errors = _validation_errors(exc)
-                    log.info("model answer failed validation (%d errors); ask %d of %d",
-                             len(errors), ask + 1, MAX_REASKS + 1)
+                    log.info(
+                        "model answer failed validation (%d errors); ask %d of %d",
+                        len(errors),
+                        ask + 1,
+                        MAX_REASKS + 1,
+                    )
                     if ask == MAX_REASKS:
                         raise ModelFailure(
-                            "schema", f"no valid {schema.__name__} after {MAX_REASKS} re-asks: "
-                            + "; ".join(errors[:3])) from None
+                            "schema",
+                            f"no valid {schema.__name__} after {MAX_REASKS} re-asks: "
+                            + "; ".join(errors[:3]),
+                        ) from None
                     history += [{"role": "assistant", "content": content}, reask_message(errors)]
                     continue
                 error = None
@@ -511,9 +554,16 @@ class OpenAIProvider:
             if self.stream_usage:
                 extra["stream_options"] = {"include_usage": True}
             try:
-                return await self._send(account, lambda extra=extra: client.chat.completions.create(
-                    model=self.model, messages=messages, stream=True,
-                    max_tokens=self.settings.max_tokens, **extra))
+                return await self._send(
+                    account,
+                    lambda extra=extra: client.chat.completions.create(
+                        model=self.model,
+                        messages=messages,
+                        stream=True,
+                        max_tokens=self.settings.max_tokens,
+                        **extra,
+                    ),
+                )
             except _Rejected as rejected:
                 if self.stream_usage and rejected.status in (400, 422):
                     log.info("endpoint rejected stream_options; streaming without usage")

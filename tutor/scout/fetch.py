@@ -30,8 +30,14 @@ if TYPE_CHECKING:
 ALLOWED_TYPES: tuple[str, ...] = (*HTML_TYPES, *TEXT_TYPES)
 USER_AGENT = "tutor-scout/0.1 (reads the references of one lesson)"
 _REDIRECT_CODES = {301, 302, 303, 307, 308}
-_LOCAL_SUFFIXES = {".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain",
-                   ".html": "text/html", ".htm": "text/html", ".xhtml": "application/xhtml+xml"}
+_LOCAL_SUFFIXES = {
+    ".md": "text/markdown",
+    ".markdown": "text/markdown",
+    ".txt": "text/plain",
+    ".html": "text/html",
+    ".htm": "text/html",
+    ".xhtml": "application/xhtml+xml",
+}
 
 
 class FetchLimits(BaseModel):
@@ -89,8 +95,13 @@ def read_local(source: str, limits: FetchLimits | None = None) -> FetchResult:
         return _failed(source, f"larger than the {_megabytes(limits.max_bytes)} cap")
     if b"\x00" in data[:8192]:
         return _failed(source, "binary file, not text")
-    return FetchResult(url=source, ok=True, text=_decode(data, None, content_type),
-                       content_type=content_type, final_url=str(path))
+    return FetchResult(
+        url=source,
+        ok=True,
+        text=_decode(data, None, content_type),
+        content_type=content_type,
+        final_url=str(path),
+    )
 
 
 def make_client(limits: FetchLimits | None = None) -> httpx2.AsyncClient:
@@ -106,8 +117,9 @@ def make_client(limits: FetchLimits | None = None) -> httpx2.AsyncClient:
 
 
 @asynccontextmanager
-async def client_for(client: httpx2.AsyncClient | None,
-                     limits: FetchLimits) -> AsyncIterator[httpx2.AsyncClient]:
+async def client_for(
+    client: httpx2.AsyncClient | None, limits: FetchLimits
+) -> AsyncIterator[httpx2.AsyncClient]:
     """The caller's client as is, or a new one closed afterwards."""
     if client is not None:
         yield client
@@ -116,8 +128,9 @@ async def client_for(client: httpx2.AsyncClient | None,
         yield own
 
 
-async def fetch(client: httpx2.AsyncClient, source: str,
-                limits: FetchLimits | None = None) -> FetchResult:
+async def fetch(
+    client: httpx2.AsyncClient, source: str, limits: FetchLimits | None = None
+) -> FetchResult:
     """One source, live. Never raises (cancellation aside)."""
     limits = limits or FetchLimits()
     if not is_remote(source):
@@ -133,8 +146,9 @@ async def fetch(client: httpx2.AsyncClient, source: str,
         return _failed(source, _describe(exc))
 
 
-async def _fetch_remote(client: httpx2.AsyncClient, source: str,
-                        limits: FetchLimits) -> FetchResult:
+async def _fetch_remote(
+    client: httpx2.AsyncClient, source: str, limits: FetchLimits
+) -> FetchResult:
     import httpx2
 
     url = httpx2.URL(source)
@@ -145,8 +159,9 @@ async def _fetch_remote(client: httpx2.AsyncClient, source: str,
         if url.host.lower() != own_host:  # the lesson's own link may name any address
             refused = await non_public_address(url.host, url.port or 0)
             if refused:
-                return _failed(source, f"redirected to {url.host}, a {refused} address; "
-                                       "not followed")
+                return _failed(
+                    source, f"redirected to {url.host}, a {refused} address; not followed"
+                )
         request = client.build_request("GET", url)
         response = await client.send(request, stream=True, follow_redirects=False)
         try:
@@ -172,10 +187,15 @@ def address_kind(address: str) -> str | None:
         return None
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
-    for kind, flag in (("loopback", ip.is_loopback), ("link-local", ip.is_link_local),
-                       ("unspecified", ip.is_unspecified), ("multicast", ip.is_multicast),
-                       ("private", ip.is_private), ("reserved", ip.is_reserved),
-                       ("non-public", not ip.is_global)):
+    for kind, flag in (
+        ("loopback", ip.is_loopback),
+        ("link-local", ip.is_link_local),
+        ("unspecified", ip.is_unspecified),
+        ("multicast", ip.is_multicast),
+        ("private", ip.is_private),
+        ("reserved", ip.is_reserved),
+        ("non-public", not ip.is_global),
+    ):
         if flag:
             return kind
     return None
@@ -188,8 +208,9 @@ async def non_public_address(host: str, port: int) -> str | None:
     if kind or _is_ip(host.strip("[]")):
         return kind
     try:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, port or None,
-                                                             type=socket.SOCK_STREAM)
+        infos = await asyncio.get_running_loop().getaddrinfo(
+            host, port or None, type=socket.SOCK_STREAM
+        )
     except OSError:
         return None
     for info in infos:
@@ -219,16 +240,25 @@ async def _read_response(source: str, response: Any, limits: FetchLimits) -> Fet
         return _failed(source, f"content type {media_type or '(none)'} is not text or HTML")
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limits.max_bytes:
-        return _failed(source, f"larger than the {_megabytes(limits.max_bytes)} cap "
-                               f"(Content-Length {int(declared)}); not read")
+        return _failed(
+            source,
+            f"larger than the {_megabytes(limits.max_bytes)} cap "
+            f"(Content-Length {int(declared)}); not read",
+        )
     body = bytearray()
     async for chunk in response.aiter_bytes():
         body += chunk
         if len(body) > limits.max_bytes:
-            return _failed(source, f"larger than the {_megabytes(limits.max_bytes)} cap; "
-                                   "stopped reading")
-    return FetchResult(url=source, ok=True, text=_decode(bytes(body), charset, media_type),
-                       content_type=media_type, final_url=str(response.url))
+            return _failed(
+                source, f"larger than the {_megabytes(limits.max_bytes)} cap; stopped reading"
+            )
+    return FetchResult(
+        url=source,
+        ok=True,
+        text=_decode(bytes(body), charset, media_type),
+        content_type=media_type,
+        final_url=str(response.url),
+    )
 
 
 def _content_type(header: str) -> tuple[str, str | None]:

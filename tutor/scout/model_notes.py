@@ -37,8 +37,9 @@ class ModelNotes(BaseModel):
     warnings: list[str]
 
 
-async def source_notes(provider: Any, lesson: dict[str, Any], source: dict[str, Any],
-                       text: str, primary_excerpt: str) -> ModelNotes:
+async def source_notes(
+    provider: Any, lesson: dict[str, Any], source: dict[str, Any], text: str, primary_excerpt: str
+) -> ModelNotes:
     from tutor.llm import ModelFailure
 
     sent = text[:MODEL_TEXT_CHARS]
@@ -46,15 +47,24 @@ async def source_notes(provider: Any, lesson: dict[str, Any], source: dict[str, 
     try:
         answer = await provider.structured(
             skill="scout",
-            data={"lesson": lesson, "source": source, "untrusted_text": sent,
-                  "untrusted_primary_excerpt": primary_excerpt},
+            data={
+                "lesson": lesson,
+                "source": source,
+                "untrusted_text": sent,
+                "untrusted_primary_excerpt": primary_excerpt,
+            },
             schema=SourceNotes,
             purpose="summarise_source",
         )
     except ModelFailure as failure:
-        return ModelNotes(takeaways=None, adds_vs_primary=None, warnings=[
-            f"the model could not summarise {url} ({failure.kind}); "
-            "its takeaways were derived from the source"])
+        return ModelNotes(
+            takeaways=None,
+            adds_vs_primary=None,
+            warnings=[
+                f"the model could not summarise {url} ({failure.kind}); "
+                "its takeaways were derived from the source"
+            ],
+        )
     words = content_words(sent)
     kept: list[str] = []
     warnings: list[str] = []
@@ -65,27 +75,41 @@ async def source_notes(provider: Any, lesson: dict[str, Any], source: dict[str, 
         if grounded(takeaway, words):
             kept.append(takeaway)
         else:  # the dropped text is not repeated: it has no support, so it stays out entirely
-            warnings.append(f"dropped a model takeaway for {url} (#{number}): not supported by "
-                            "the source text")
+            warnings.append(
+                f"dropped a model takeaway for {url} (#{number}): not supported by the source text"
+            )
     adds = " ".join(answer.adds_vs_primary.split())
     if adds and not adds.lower().startswith("nothing new") and not grounded(adds, words, 0.34):
-        warnings.append(f"dropped the model's 'adds vs primary' for {url}: not supported by the "
-                        "source text")
+        warnings.append(
+            f"dropped the model's 'adds vs primary' for {url}: not supported by the source text"
+        )
         adds = ""
     return ModelNotes(takeaways=kept or None, adds_vs_primary=adds or None, warnings=warnings)
 
 
-async def all_source_notes(provider: Any, lesson: dict[str, Any],
-                           jobs: list[tuple[dict[str, Any], str]], primary_excerpt: str
-                           ) -> list[ModelNotes]:
-    return list(await asyncio.gather(*(
-        source_notes(provider, lesson, source, text, primary_excerpt) for source, text in jobs
-    )))
+async def all_source_notes(
+    provider: Any,
+    lesson: dict[str, Any],
+    jobs: list[tuple[dict[str, Any], str]],
+    primary_excerpt: str,
+) -> list[ModelNotes]:
+    return list(
+        await asyncio.gather(
+            *(
+                source_notes(provider, lesson, source, text, primary_excerpt)
+                for source, text in jobs
+            )
+        )
+    )
 
 
-async def synthesis(provider: Any, lesson: dict[str, Any], sources: list[dict[str, Any]],
-                    grounding: str, source_urls: list[str] | None = None
-                    ) -> tuple[str | None, list[str]]:
+async def synthesis(
+    provider: Any,
+    lesson: dict[str, Any],
+    sources: list[dict[str, Any]],
+    grounding: str,
+    source_urls: list[str] | None = None,
+) -> tuple[str | None, list[str]]:
     """The model's synthesis, or None (with the warning) when it fails or is not grounded.
 
     Like teaching text it goes through fact_check: every asserting sentence is a claim
@@ -102,17 +126,22 @@ async def synthesis(provider: Any, lesson: dict[str, Any], sources: list[dict[st
             purpose="synthesise_digest",
         )
     except ModelFailure as failure:
-        return None, [f"the model could not write the synthesis ({failure.kind}); "
-                      "it was assembled from the sources"]
+        return None, [
+            f"the model could not write the synthesis ({failure.kind}); "
+            "it was assembled from the sources"
+        ]
     text = " ".join(answer.synthesis.split())
     if not text or not grounded(text, content_words(grounding)):
-        return None, ["dropped the model's synthesis: not supported by the sources; "
-                      "it was assembled from the sources"]
+        return None, [
+            "dropped the model's synthesis: not supported by the sources; "
+            "it was assembled from the sources"
+        ]
     return await _fact_checked(provider, text, grounding, source_urls or [])
 
 
-async def _fact_checked(provider: Any, text: str, grounding: str, urls: list[str]
-                        ) -> tuple[str | None, list[str]]:
+async def _fact_checked(
+    provider: Any, text: str, grounding: str, urls: list[str]
+) -> tuple[str | None, list[str]]:
     from tutor.gates.claims import extract_claims
     from tutor.gates.envelopes import Claim, FactCheckEnvelope
     from tutor.gates.verdicts import FactCheckVerdict
@@ -123,8 +152,11 @@ async def _fact_checked(provider: Any, text: str, grounding: str, urls: list[str
         return None, ["dropped the model's synthesis: it states nothing that can be checked"]
     envelope = FactCheckEnvelope(
         claims=[Claim(id=f"c{n + 1}", claim=c) for n, c in enumerate(claims)],
-        rendered_content=text, source_urls=urls or ["(sources)"],
-        reference_excerpt=grounding[:MODEL_TEXT_CHARS * 2], context="digest synthesis")
+        rendered_content=text,
+        source_urls=urls or ["(sources)"],
+        reference_excerpt=grounding[: MODEL_TEXT_CHARS * 2],
+        context="digest synthesis",
+    )
     verifier = getattr(provider, "verifier", None) or provider
     verdict, _ran, note = await verify_for_receipt(verifier, envelope)
     kept: list[str] = []
@@ -142,8 +174,10 @@ async def _fact_checked(provider: Any, text: str, grounding: str, urls: list[str
     warnings = []
     if dropped:
         why = f" ({note})" if note else ""
-        warnings.append(f"dropped {dropped} of {len(claims)} sentences of the model's synthesis: "
-                        f"the fact check did not pass them{why}")
+        warnings.append(
+            f"dropped {dropped} of {len(claims)} sentences of the model's synthesis: "
+            f"the fact check did not pass them{why}"
+        )
     if not kept:
         return None, [*warnings, "the synthesis was assembled from the sources"]
     return " ".join(kept), warnings

@@ -61,8 +61,11 @@ def derived_synthesis(
     # source's excerpt and takeaways, never in the synthesis
     read = [s for s in sources if s.kind != "primary" and s.status != "unreachable"]
     if read:
-        parts.append("References read: " + "; ".join(
-            f"{s.title} ({_host(s.url)}, {s.status})" for s in read) + ".")
+        parts.append(
+            "References read: "
+            + "; ".join(f"{s.title} ({_host(s.url)}, {s.status})" for s in read)
+            + "."
+        )
     missing = [s for s in sources if s.status == "unreachable"]
     if missing:
         reasons = sorted({s.reason or "unreachable" for s in missing})

@@ -40,18 +40,21 @@ def _named(prerequisites_text: str) -> list[str]:
     for name in names:
         name = _LESSON_WORDS.sub(" ", name) if _LESSON_WORDS.match(name.strip()) else name
         name = " ".join(name.split()).strip(" .-:")
-        name = re.sub(r"^(?:especially|e\.g\.|incl(?:uding|\.)?|basic|basics of)\s+", "", name,
-                      flags=re.I)
+        name = re.sub(
+            r"^(?:especially|e\.g\.|incl(?:uding|\.)?|basic|basics of)\s+", "", name, flags=re.I
+        )
         if name and name.lower() not in _NONE and name not in cleaned:
             cleaned.append(name)
     return cleaned
 
 
-def _keywords_for(texts: list[str], glossary: dict[str, str], limit: int = MAX_KEYWORDS
-                  ) -> list[str]:
+def _keywords_for(
+    texts: list[str], glossary: dict[str, str], limit: int = MAX_KEYWORDS
+) -> list[str]:
     joined = " . ".join(texts)
-    forms = [glossary_forms(term)[0] for term in glossary_hits(joined, glossary)
-             if glossary_forms(term)]
+    forms = [
+        glossary_forms(term)[0] for term in glossary_hits(joined, glossary) if glossary_forms(term)
+    ]
     phrases = [p for text in texts for p in key_phrases(text)]
     return unique([*forms, *phrases], limit)
 
@@ -84,15 +87,18 @@ def build_prereqs(lesson: Any, curriculum: Any) -> list[Prereq]:
             if _covered(name, key_phrases(before.title)):
                 keywords = unique([name.lower(), *keywords], MAX_KEYWORDS)
                 unmatched.remove(name)
-        prereqs.append(Prereq(
-            concept=before.title,
-            keywords=keywords or [before.title.lower()],
-            why=f"{before.id} {before.title}, listed under Prerequisites ({header})",
-        ))
+        prereqs.append(
+            Prereq(
+                concept=before.title,
+                keywords=keywords or [before.title.lower()],
+                why=f"{before.id} {before.title}, listed under Prerequisites ({header})",
+            )
+        )
     for name in unmatched:
         keywords = unique([name.lower(), *_keywords_for([name], glossary)], MAX_KEYWORDS)
-        prereqs.append(Prereq(concept=name, keywords=keywords,
-                              why=f"named under Prerequisites ({header})"))
+        prereqs.append(
+            Prereq(concept=name, keywords=keywords, why=f"named under Prerequisites ({header})")
+        )
     if header and header.lower().strip(".") not in _NONE and not resolved and not names:
         prereqs.extend(_whole_phases(header, curriculum))
 
@@ -105,18 +111,25 @@ def build_prereqs(lesson: Any, curriculum: Any) -> list[Prereq]:
             continue
         taken.update(forms)
         added += 1
-        prereqs.append(Prereq(
-            concept=term,
-            keywords=unique(forms),
-            why=f"glossary term in the lesson's objectives: {_trim(glossary[term])}",
-        ))
+        prereqs.append(
+            Prereq(
+                concept=term,
+                keywords=unique(forms),
+                why=f"glossary term in the lesson's objectives: {_trim(glossary[term])}",
+            )
+        )
 
     if not prereqs:
         for objective in lesson.objectives[:MAX_OBJECTIVES]:
             keywords = _keywords_for([objective], glossary, 4)
             if keywords:
-                prereqs.append(Prereq(concept=keywords[0], keywords=keywords,
-                                      why=f"learning objective: {_trim(objective)}"))
+                prereqs.append(
+                    Prereq(
+                        concept=keywords[0],
+                        keywords=keywords,
+                        why=f"learning objective: {_trim(objective)}",
+                    )
+                )
     return prereqs
 
 
@@ -130,7 +143,11 @@ def _whole_phases(header: str, curriculum: Any) -> list[Prereq]:
             continue
         titles = [lesson.title for lesson in phase.lessons]
         keywords = unique([phase.title.lower(), *(t.lower() for t in titles)], MAX_KEYWORDS)
-        out.append(Prereq(concept=phase.title, keywords=keywords,
-                          why=f"the whole of phase {phase.number}, listed under Prerequisites "
-                              f"({header})"))
+        out.append(
+            Prereq(
+                concept=phase.title,
+                keywords=keywords,
+                why=f"the whole of phase {phase.number}, listed under Prerequisites ({header})",
+            )
+        )
     return out

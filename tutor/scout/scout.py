@@ -27,11 +27,21 @@ from tutor.scout.terms import content_words
 
 DIGEST_VERSION = 1
 OFFLINE_REASON = "offline"
-SKIPPED_SECTIONS = frozenset({
-    "further reading", "references", "resources", "further resources", "reading",
-    "learning objectives", "objectives", "what you'll learn", "what you will learn",
-    "table of contents", "contents",
-})
+SKIPPED_SECTIONS = frozenset(
+    {
+        "further reading",
+        "references",
+        "resources",
+        "further resources",
+        "reading",
+        "learning objectives",
+        "objectives",
+        "what you'll learn",
+        "what you will learn",
+        "table of contents",
+        "contents",
+    }
+)
 
 Progress = Callable[[str], None]
 NOT_WAITED_REASON = "not waited for: the lesson started before it arrived"
@@ -68,8 +78,9 @@ def outline(lesson: Any) -> list[OutlineItem]:
             skipping = _norm_title(section.title) in SKIPPED_SECTIONS
         if skipping or _norm_title(section.title) in SKIPPED_SECTIONS:
             continue
-        items.append(OutlineItem(title=section.title, section=top or section.title,
-                                 level=section.level))
+        items.append(
+            OutlineItem(title=section.title, section=top or section.title, level=section.level)
+        )
     return items
 
 
@@ -95,15 +106,17 @@ def _curated(lesson: Any, curriculum: Any) -> list[PlannedSource]:
         for name in ("curated", "resources"):
             for item in getattr(owner, name, None) or []:
                 url = item.get("url") if isinstance(item, dict) else getattr(item, "url", None)
-                title = (item.get("title") if isinstance(item, dict)
-                         else getattr(item, "title", None))
+                title = (
+                    item.get("title") if isinstance(item, dict) else getattr(item, "title", None)
+                )
                 if isinstance(url, str) and url:
                     out.append(PlannedSource(url=url, kind="curated", title=str(title or url)))
     return out
 
 
-def plan_sources(lesson: Any, curriculum: Any, *, max_external: int, offline: bool
-                 ) -> tuple[list[PlannedSource], list[str]]:
+def plan_sources(
+    lesson: Any, curriculum: Any, *, max_external: int, offline: bool
+) -> tuple[list[PlannedSource], list[str]]:
     """The sources of one preparation, in digest order, and the links left for another time."""
     planned: list[PlannedSource] = []
     if lesson.doc_path is not None:
@@ -114,10 +127,11 @@ def plan_sources(lesson: Any, curriculum: Any, *, max_external: int, offline: bo
         if link.url not in seen:
             seen.add(link.url)
             links.append(link)
-    chosen = links if offline else links[:max(0, max_external)]
-    left = [link.url for link in links[len(chosen):]]
-    planned.extend(PlannedSource(url=link.url, kind="external", title=link.title)
-                   for link in chosen)
+    chosen = links if offline else links[: max(0, max_external)]
+    left = [link.url for link in links[len(chosen) :]]
+    planned.extend(
+        PlannedSource(url=link.url, kind="external", title=link.title) for link in chosen
+    )
     for source in _curated(lesson, curriculum):
         if source.url not in seen:
             seen.add(source.url)
@@ -144,8 +158,9 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def request_hash(lesson: Any, curriculum: Any, planned: list[PlannedSource], *, offline: bool,
-                 model: str | None) -> str:
+def request_hash(
+    lesson: Any, curriculum: Any, planned: list[PlannedSource], *, offline: bool, model: str | None
+) -> str:
     request = {
         "version": DIGEST_VERSION,
         "lesson_id": lesson.id,
@@ -206,8 +221,9 @@ async def prepare(
         if result.ok and not text:
             reason = "no readable text in the page"
         if not text:
-            read[source.url] = ReadSource(source, None, None, "unreachable",
-                                          reason or "unreachable")
+            read[source.url] = ReadSource(
+                source, None, None, "unreachable", reason or "unreachable"
+            )
             if not offline and reason != NOT_WAITED_REASON:
                 store.record_source(source.url, None, "unreachable", "", reason)
             said(f"unreachable {source.url} — {reason}")
@@ -263,13 +279,19 @@ async def prepare(
         got = read[source.url]
         text = got.text or ""
         is_primary = source.kind == "primary"
-        entries.append(SourceEntry(
-            url=source.url, kind=source.kind, title=source.title, hash=got.hash,
-            status=got.status, reason=got.reason,
-            excerpt=excerpt(text) if text else "",
-            takeaways=derived_takeaways(text) if text else [],
-            adds_vs_primary="" if is_primary or not text else derived_adds(text, primary_words),
-        ))
+        entries.append(
+            SourceEntry(
+                url=source.url,
+                kind=source.kind,
+                title=source.title,
+                hash=got.hash,
+                status=got.status,
+                reason=got.reason,
+                excerpt=excerpt(text) if text else "",
+                takeaways=derived_takeaways(text) if text else [],
+                adds_vs_primary="" if is_primary or not text else derived_adds(text, primary_words),
+            )
+        )
     synthesis = ""
     if use_model:
         synthesis = await _apply_model(provider, lesson, items, entries, read, warnings)
@@ -283,10 +305,13 @@ async def prepare(
     if offline:
         warnings.append("offline: nothing was fetched; external references are unreachable")
     if left:
-        warnings.append(f"{len(left)} more Further Reading link(s) not fetched this time (at "
-                        f"most {max_external} per preparation): {', '.join(left)}")
-    warnings.extend(f"drift: {e.url} changed since it was last read"
-                    for e in entries if e.status == "changed")
+        warnings.append(
+            f"{len(left)} more Further Reading link(s) not fetched this time (at "
+            f"most {max_external} per preparation): {', '.join(left)}"
+        )
+    warnings.extend(
+        f"drift: {e.url} changed since it was last read" for e in entries if e.status == "changed"
+    )
 
     model = _model_id(provider) if use_model else None
     request = request_hash(lesson, curriculum, planned, offline=offline, model=model)
@@ -308,19 +333,34 @@ async def prepare(
     return digest
 
 
-async def _apply_model(provider: Any, lesson: Any, items: list[OutlineItem],
-                       entries: list[SourceEntry], read: dict[str, ReadSource],
-                       warnings: list[str]) -> str:
+async def _apply_model(
+    provider: Any,
+    lesson: Any,
+    items: list[OutlineItem],
+    entries: list[SourceEntry],
+    read: dict[str, ReadSource],
+    warnings: list[str],
+) -> str:
     """Replace derived takeaways and adds with checked model ones; return the model's checked
     synthesis, or "" to have it derived."""
     from tutor.scout import model_notes
 
-    info = {"id": lesson.id, "title": lesson.title, "motto": lesson.motto,
-            "objectives": list(lesson.objectives), "outline": [i.title for i in items]}
+    info = {
+        "id": lesson.id,
+        "title": lesson.title,
+        "motto": lesson.motto,
+        "objectives": list(lesson.objectives),
+        "outline": [i.title for i in items],
+    }
     reachable = [e for e in entries if read[e.url].text]
     primary_excerpt = next((e.excerpt for e in entries if e.kind == "primary"), "")
-    jobs = [({"url": e.url, "title": e.title, "kind": e.kind, "status": e.status},
-             read[e.url].text or "") for e in reachable]
+    jobs = [
+        (
+            {"url": e.url, "title": e.title, "kind": e.kind, "status": e.status},
+            read[e.url].text or "",
+        )
+        for e in reachable
+    ]
     notes = await model_notes.all_source_notes(provider, info, jobs, primary_excerpt)
     for entry, note in zip(reachable, notes, strict=True):
         warnings.extend(note.warnings)
@@ -328,12 +368,21 @@ async def _apply_model(provider: Any, lesson: Any, items: list[OutlineItem],
             entry.takeaways = note.takeaways
         if note.adds_vs_primary and entry.kind != "primary":
             entry.adds_vs_primary = note.adds_vs_primary
-    sources = [{"url": e.url, "title": e.title, "kind": e.kind, "status": e.status,
-                "untrusted_excerpt": e.excerpt, "untrusted_takeaways": e.takeaways}
-               for e in entries]
+    sources = [
+        {
+            "url": e.url,
+            "title": e.title,
+            "kind": e.kind,
+            "status": e.status,
+            "untrusted_excerpt": e.excerpt,
+            "untrusted_takeaways": e.takeaways,
+        }
+        for e in entries
+    ]
     grounding = "\n".join(read[e.url].text or "" for e in reachable)
-    text, problems = await model_notes.synthesis(provider, info, sources, grounding,
-                                                 [e.url for e in reachable])
+    text, problems = await model_notes.synthesis(
+        provider, info, sources, grounding, [e.url for e in reachable]
+    )
     warnings.extend(problems)
     return text or ""
 

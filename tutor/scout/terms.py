@@ -77,7 +77,7 @@ def glossary_hits(text: str, glossary: Mapping[str, str]) -> list[str]:
     first: dict[str, int] = {}
     for form, term in candidates:
         for match in _pattern(form).finditer(text):
-            if any(taken[match.start():match.end()]):
+            if any(taken[match.start() : match.end()]):
                 continue
             for i in range(match.start(), match.end()):
                 taken[i] = True
@@ -93,9 +93,13 @@ def key_phrases(text: str, *, max_words: int = 3) -> list[str]:
         run: list[str] = []
         for token in [*_TOKEN.findall(chunk), ""]:
             word = token.lower()
-            if word and word not in STOPWORDS and word not in OBJECTIVE_WORDS and (
-                len(word) > 2 or token.isupper()
-            ) and not word.isdigit():
+            if (
+                word
+                and word not in STOPWORDS
+                and word not in OBJECTIVE_WORDS
+                and (len(word) > 2 or token.isupper())
+                and not word.isdigit()
+            ):
                 run.append(word)
                 continue
             if run:
@@ -129,7 +133,8 @@ def _stem(word: str) -> str:
 def content_words(text: str) -> set[str]:
     """Stemmed lower-case words of a text, without stopwords."""
     return {
-        _stem(word) for word in _WORD.findall(text)
+        _stem(word)
+        for word in _WORD.findall(text)
         if len(word) > 2 and word.lower() not in STOPWORDS
     }
 

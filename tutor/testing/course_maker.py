@@ -14,16 +14,83 @@ import random
 from pathlib import Path
 
 MACHINES = [
-    "kiln", "loom", "lathe", "press", "winch", "bellows", "sieve", "churn", "mill", "forge",
-    "pump", "crane", "drill", "still", "oven", "spindle", "sluice", "capstan", "anvil", "hoist",
-    "treadle", "quern", "mangle", "tumbler",
+    "kiln",
+    "loom",
+    "lathe",
+    "press",
+    "winch",
+    "bellows",
+    "sieve",
+    "churn",
+    "mill",
+    "forge",
+    "pump",
+    "crane",
+    "drill",
+    "still",
+    "oven",
+    "spindle",
+    "sluice",
+    "capstan",
+    "anvil",
+    "hoist",
+    "treadle",
+    "quern",
+    "mangle",
+    "tumbler",
 ]
-PARTS = ["valve", "gear", "belt", "lever", "spring", "chamber", "nozzle", "shaft", "flywheel",
-         "hopper", "clutch", "damper", "ratchet", "bearing", "gauge", "filter", "coil", "rotor"]
-VERBS = ["regulates", "stores", "releases", "measures", "cools", "aligns", "locks", "filters",
-         "balances", "drives", "seals", "tilts", "warms", "slows", "lifts", "presses"]
-GOODS = ["clay", "wool", "timber", "grain", "water", "steam", "oil", "sand", "ore", "resin",
-         "cloth", "salt"]
+PARTS = [
+    "valve",
+    "gear",
+    "belt",
+    "lever",
+    "spring",
+    "chamber",
+    "nozzle",
+    "shaft",
+    "flywheel",
+    "hopper",
+    "clutch",
+    "damper",
+    "ratchet",
+    "bearing",
+    "gauge",
+    "filter",
+    "coil",
+    "rotor",
+]
+VERBS = [
+    "regulates",
+    "stores",
+    "releases",
+    "measures",
+    "cools",
+    "aligns",
+    "locks",
+    "filters",
+    "balances",
+    "drives",
+    "seals",
+    "tilts",
+    "warms",
+    "slows",
+    "lifts",
+    "presses",
+]
+GOODS = [
+    "clay",
+    "wool",
+    "timber",
+    "grain",
+    "water",
+    "steam",
+    "oil",
+    "sand",
+    "ore",
+    "resin",
+    "cloth",
+    "salt",
+]
 PURPOSES = [
     "the output stays even when the load changes",
     "nothing overheats during a long shift",
@@ -36,8 +103,7 @@ PURPOSES = [
 ]
 
 
-def _item(rng: random.Random, machine: str, part: str, n: int, stage: str, leaky: bool
-          ) -> dict:
+def _item(rng: random.Random, machine: str, part: str, n: int, stage: str, leaky: bool) -> dict:
     verb = rng.choice(VERBS)
     good = rng.choice(GOODS)
     purpose = rng.choice(PURPOSES)
@@ -48,20 +114,31 @@ def _item(rng: random.Random, machine: str, part: str, n: int, stage: str, leaky
         distractors = [f"It {v} the {g}" for v, g in zip(others, goods, strict=True)]
     else:
         purposes = rng.sample([p for p in PURPOSES if p != purpose], 3)
-        distractors = [f"It {v} the {g} so that {p}" for v, g, p in
-                       zip(others, goods, purposes, strict=True)]
+        distractors = [
+            f"It {v} the {g} so that {p}" for v, g, p in zip(others, goods, purposes, strict=True)
+        ]
     options = [key, *distractors]
     rng.shuffle(options)
     return {
-        "id": f"{machine}-{part}-{n}", "stage": stage,
+        "id": f"{machine}-{part}-{n}",
+        "stage": stage,
         "question": f"In the {machine}, what is the {part} for?",
-        "options": options, "correct": options.index(key),
+        "options": options,
+        "correct": options.index(key),
         "explanation": f"The {part} of the {machine} {verb} the {good} so that {purpose}.",
     }
 
 
-def write_course(root: Path, *, phases: int = 2, lessons: int = 6, items: int = 6,
-                 leaky: float = 0.85, catch_up_every: int = 4, seed: int = 7) -> Path:
+def write_course(
+    root: Path,
+    *,
+    phases: int = 2,
+    lessons: int = 6,
+    items: int = 6,
+    leaky: float = 0.85,
+    catch_up_every: int = 4,
+    seed: int = 7,
+) -> Path:
     """Write a curriculum to `root`: `phases` × `lessons` lessons of `items` bank items each
     (a third `pre`, the rest `post`); each lesson needs the one before it, and every
     `catch_up_every`-th lesson needs three earlier ones (a catch-up probe)."""
@@ -79,27 +156,55 @@ def write_course(root: Path, *, phases: int = 2, lessons: int = 6, items: int = 
                 needs = earlier[-3:]
             else:
                 needs = earlier[-1:]
-            prereq = ("None" if not needs else "; ".join(
-                f"Phase {pp}, Lesson {nn:02d}" for pp, nn in needs))
+            prereq = (
+                "None"
+                if not needs
+                else "; ".join(f"Phase {pp}, Lesson {nn:02d}" for pp, nn in needs)
+            )
             parts = rng.sample(PARTS, items)
-            body = [f"# The {machine.title()}", "", f"> Every {machine} is a set of parts "
-                    "that each do one job.", "", "**Type:** " + ("Build" if n % 2 else "Learn"),
-                    "**Language:** Python", f"**Prerequisites:** {prereq}", "",
-                    "## Learning Objectives", "",
-                    f"- Name what each part of the {machine} does",
-                    f"- Explain how the {machine} keeps its output even", ""]
+            body = [
+                f"# The {machine.title()}",
+                "",
+                f"> Every {machine} is a set of parts that each do one job.",
+                "",
+                "**Type:** " + ("Build" if n % 2 else "Learn"),
+                "**Language:** Python",
+                f"**Prerequisites:** {prereq}",
+                "",
+                "## Learning Objectives",
+                "",
+                f"- Name what each part of the {machine} does",
+                f"- Explain how the {machine} keeps its output even",
+                "",
+            ]
             for part in parts[:3]:
-                body += [f"## The {part.title()}", "", f"The {part} of the {machine} has one "
-                         f"job, and the rest of the machine depends on it doing that job well. "
-                         f"When the {part} fails, the {machine} stops or its output drifts.", ""]
-            body += ["## Build It", "", f"Assemble the {machine} part by part, checking each "
-                     "one before the next is fitted, so a fault is found where it starts.", ""]
+                body += [
+                    f"## The {part.title()}",
+                    "",
+                    f"The {part} of the {machine} has one "
+                    f"job, and the rest of the machine depends on it doing that job well. "
+                    f"When the {part} fails, the {machine} stops or its output drifts.",
+                    "",
+                ]
+            body += [
+                "## Build It",
+                "",
+                f"Assemble the {machine} part by part, checking each "
+                "one before the next is fitted, so a fault is found where it starts.",
+                "",
+            ]
             (folder / "docs" / "en.md").write_text("\n".join(body), encoding="utf-8")
-            bank = [_item(rng, machine, part, k, "pre" if k < items // 3 else "post",
-                          rng.random() < leaky) for k, part in enumerate(parts)]
-            (folder / "quiz.json").write_text(json.dumps({"questions": bank}, indent=1),
-                                              encoding="utf-8")
+            bank = [
+                _item(
+                    rng, machine, part, k, "pre" if k < items // 3 else "post", rng.random() < leaky
+                )
+                for k, part in enumerate(parts)
+            ]
+            (folder / "quiz.json").write_text(
+                json.dumps({"questions": bank}, indent=1), encoding="utf-8"
+            )
             made.append((p, n, machine))
-    (root / "README.md").write_text("# The Workshop\n\nA generated course of machines.\n",
-                                    encoding="utf-8")
+    (root / "README.md").write_text(
+        "# The Workshop\n\nA generated course of machines.\n", encoding="utf-8"
+    )
     return root

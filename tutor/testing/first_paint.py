@@ -42,9 +42,13 @@ def _vmhwm_kb() -> int:
 
 def _install(cls: Any, out: str) -> None:
     def on_ready(self: Any) -> None:
-        report = {"ready": time.monotonic(), "screen": type(self.screen).__name__,
-                  "heavy": [m for m in HEAVY_MODULES if m in sys.modules],
-                  "modules": len(sys.modules), "vmhwm_kb": _vmhwm_kb()}
+        report = {
+            "ready": time.monotonic(),
+            "screen": type(self.screen).__name__,
+            "heavy": [m for m in HEAVY_MODULES if m in sys.modules],
+            "modules": len(sys.modules),
+            "vmhwm_kb": _vmhwm_kb(),
+        }
         Path(out).write_text(json.dumps(report), encoding="utf-8")
         self.exit(0)
 
@@ -72,8 +76,14 @@ def child(argv: list[str]) -> int:
     return main(args)
 
 
-def first_paint(kind: str, args: list[str], env: dict[str, str], *,
-                size: tuple[int, int] = (80, 24), timeout: float = 60.0) -> dict[str, Any]:
+def first_paint(
+    kind: str,
+    args: list[str],
+    env: dict[str, str],
+    *,
+    size: tuple[int, int] = (80, 24),
+    timeout: float = 60.0,
+) -> dict[str, Any]:
     """Run `kind` ("tutor" with command-line `args`, or "bare") in a fresh interpreter on a pty
     and return its report plus `paint_s` (process start to first paint), `maxrss_kb`, `rc`
     and `output` (the last of the terminal's bytes, for diagnosis)."""
@@ -91,9 +101,15 @@ def first_paint(kind: str, args: list[str], env: dict[str, str], *,
         cols, rows = size
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         start = time.monotonic()
-        proc = subprocess.Popen([sys.executable, str(RUNNER), str(out), kind, *args],
-                                stdin=slave, stdout=slave, stderr=slave, env=env,
-                                start_new_session=True, close_fds=True)
+        proc = subprocess.Popen(
+            [sys.executable, str(RUNNER), str(out), kind, *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            start_new_session=True,
+            close_fds=True,
+        )
         os.close(slave)
         tail = bytearray()
         deadline = start + timeout
@@ -121,8 +137,9 @@ def first_paint(kind: str, args: list[str], env: dict[str, str], *,
             os.close(master)
         _, status, usage = reaped
         proc.returncode = os.waitstatus_to_exitcode(status)
-        report: dict[str, Any] = (json.loads(out.read_text(encoding="utf-8"))
-                                  if out.is_file() else {})
+        report: dict[str, Any] = (
+            json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
+        )
     report["rc"] = proc.returncode
     report["output"] = tail.decode("utf-8", "replace")
     if "ready" in report:

@@ -14,8 +14,13 @@ MODEL_ENV_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_
 def fast_settings(base_url: str, **overrides: Any) -> ModelSettings:
     """Settings for a loopback server: short timeout, tiny backoffs, two retries."""
     values: dict[str, Any] = {
-        "base_url": base_url, "model": "loopback-model", "timeout": 0.5, "max_retries": 2,
-        "backoff_base": 0.001, "backoff_max": 0.004, "retry_after_max": 0.5,
+        "base_url": base_url,
+        "model": "loopback-model",
+        "timeout": 0.5,
+        "max_retries": 2,
+        "backoff_base": 0.001,
+        "backoff_max": 0.004,
+        "retry_after_max": 0.5,
     }
     values.update(overrides)
     return ModelSettings(**values)

@@ -45,18 +45,25 @@ class Reply:
     usage: tuple[int, int] | None = None
 
     @classmethod
-    def text(cls, content: str, *, chunks: Iterable[str] | None = None, delay: float = 0.0
-             ) -> Reply:
-        return cls(content=content, chunks=tuple(chunks) if chunks is not None else None,
-                   delay=delay)
+    def text(
+        cls, content: str, *, chunks: Iterable[str] | None = None, delay: float = 0.0
+    ) -> Reply:
+        return cls(
+            content=content, chunks=tuple(chunks) if chunks is not None else None, delay=delay
+        )
 
     @classmethod
     def json(cls, obj: Any, *, delay: float = 0.0) -> Reply:
         return cls(content=json.dumps(obj), delay=delay)
 
     @classmethod
-    def error(cls, status: int = 500, message: str = "internal error", *,
-              retry_after: float | str | None = None) -> Reply:
+    def error(
+        cls,
+        status: int = 500,
+        message: str = "internal error",
+        *,
+        retry_after: float | str | None = None,
+    ) -> Reply:
         ra = None if retry_after is None else str(retry_after)
         return cls(kind="status", status=status, message=message, retry_after=ra)
 
@@ -80,13 +87,26 @@ class Reply:
         return cls(kind="malformed", body=body)
 
     @classmethod
-    def truncated(cls, content: str, *, keep: int = 1, chunks: Iterable[str] | None = None,
-                  clean: bool = False, stall: float = 0.0) -> Reply:
+    def truncated(
+        cls,
+        content: str,
+        *,
+        keep: int = 1,
+        chunks: Iterable[str] | None = None,
+        clean: bool = False,
+        stall: float = 0.0,
+    ) -> Reply:
         """Streams `keep` chunks, waits `stall` seconds, then drops the connection — or, with
         `clean`, ends the body properly but with no finish_reason and no [DONE].
         Non-streamed: half the body, then the connection drops."""
-        return cls(kind="truncated", content=content, keep=keep, clean=clean, delay=stall,
-                   chunks=tuple(chunks) if chunks is not None else None)
+        return cls(
+            kind="truncated",
+            content=content,
+            keep=keep,
+            clean=clean,
+            delay=stall,
+            chunks=tuple(chunks) if chunks is not None else None,
+        )
 
     @classmethod
     def refusal(cls, text: str = "I can't help with that.") -> Reply:
@@ -169,16 +189,26 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _error(self, status: int, message: str, extra: dict[str, str] | None = None,
-               param: str | None = None) -> None:
-        err = {"message": message, "type": "invalid_request_error" if status < 500
-               else "server_error", "param": param, "code": None}
+    def _error(
+        self,
+        status: int,
+        message: str,
+        extra: dict[str, str] | None = None,
+        param: str | None = None,
+    ) -> None:
+        err = {
+            "message": message,
+            "type": "invalid_request_error" if status < 500 else "server_error",
+            "param": param,
+            "code": None,
+        }
         self._send_json(status, {"error": err}, extra)
 
     def _record(self, body: Any) -> None:
         self.server.owner._record(
-            RecordedRequest(self.command, self.path, body,
-                            {k.lower(): v for k, v in self.headers.items()})
+            RecordedRequest(
+                self.command, self.path, body, {k.lower(): v for k, v in self.headers.items()}
+            )
         )
 
     def _authorised(self) -> bool:
@@ -195,8 +225,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self.path.rstrip("/").endswith("/models"):
             owner = self.server.owner
-            data = [{"id": m, "object": "model", "created": 0, "owned_by": "loopback"}
-                    for m in owner.models]
+            data = [
+                {"id": m, "object": "model", "created": 0, "owned_by": "loopback"}
+                for m in owner.models
+            ]
             self._send_json(200, {"object": "list", "data": data})
         else:
             self._error(404, f"no route {self.path}")
@@ -212,8 +244,11 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         fmt = (body.get("response_format") or {}).get("type")
         if owner.reject_json_schema and fmt == "json_schema":
-            self._error(400, "response_format json_schema is not supported by this server",
-                        param="response_format")
+            self._error(
+                400,
+                "response_format json_schema is not supported by this server",
+                param="response_format",
+            )
             return
         if owner.reject_stream_options and "stream_options" in body:
             self._error(400, "unknown parameter: stream_options", param="stream_options")
@@ -264,10 +299,13 @@ class _Handler(BaseHTTPRequestHandler):
         elif reply.kind == "length":
             finish = "length"
         obj = {
-            "id": "chatcmpl-loopback", "object": "chat.completion", "created": 0,
+            "id": "chatcmpl-loopback",
+            "object": "chat.completion",
+            "created": 0,
             "model": body.get("model", "loopback"),
-            "choices": [{"index": 0, "message": message, "finish_reason": finish,
-                         "logprobs": None}],
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
+            ],
             "usage": self._usage(reply, body, reply.content),
         }
         if reply.kind == "truncated":
@@ -288,8 +326,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def _event(self, obj: Any) -> None:
-        self._chunk(b"data: " + (obj if isinstance(obj, bytes) else json.dumps(obj).encode())
-                    + b"\n\n")
+        self._chunk(
+            b"data: " + (obj if isinstance(obj, bytes) else json.dumps(obj).encode()) + b"\n\n"
+        )
 
     def _stream(self, reply: Reply, body: dict) -> None:
         self.send_response(200)
@@ -297,12 +336,20 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        base = {"id": "chatcmpl-loopback", "object": "chat.completion.chunk", "created": 0,
-                "model": body.get("model", "loopback")}
+        base = {
+            "id": "chatcmpl-loopback",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": body.get("model", "loopback"),
+        }
 
         def chunk(delta: dict, finish: str | None = None) -> dict:
-            return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish,
-                                         "logprobs": None}]}
+            return {
+                **base,
+                "choices": [
+                    {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+                ],
+            }
 
         self._event(chunk({"role": "assistant", "content": ""}))
         if reply.kind == "malformed":
@@ -345,9 +392,16 @@ class _Server(ThreadingHTTPServer):
 class ModelServer:
     """A scripted OpenAI-compatible endpoint on 127.0.0.1, served from a background thread."""
 
-    def __init__(self, *, models: Iterable[str] = ("loopback-model",), latency: float = 0.0,
-                 reject_json_schema: bool = False, reject_stream_options: bool = False,
-                 require_key: str | None = None, default: ScriptItem | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        models: Iterable[str] = ("loopback-model",),
+        latency: float = 0.0,
+        reject_json_schema: bool = False,
+        reject_stream_options: bool = False,
+        require_key: str | None = None,
+        default: ScriptItem | None = None,
+    ) -> None:
         self.models = list(models)
         self.latency = latency
         self.reject_json_schema = reject_json_schema
@@ -367,8 +421,10 @@ class ModelServer:
         httpd.owner = self
         self._httpd = httpd
         self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-            name="loopback-model-server", daemon=True,
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="loopback-model-server",
+            daemon=True,
         )
         self._thread.start()
         return self

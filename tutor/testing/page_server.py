@@ -47,16 +47,23 @@ class Page:
 
     @classmethod
     def error(cls, status: int = 404, message: str = "not found") -> Page:
-        return cls(status=status, content_type="text/plain; charset=utf-8",
-                   body=message.encode("utf-8"))
+        return cls(
+            status=status, content_type="text/plain; charset=utf-8", body=message.encode("utf-8")
+        )
 
     @classmethod
     def redirect(cls, location: str, status: int = 302) -> Page:
         return cls(status=status, content_type=None, headers=(("Location", location),))
 
     @classmethod
-    def huge(cls, size: int, *, content_type: str = "text/html; charset=utf-8",
-             declare_length: bool = False, chunk: int = 64 * 1024) -> Page:
+    def huge(
+        cls,
+        size: int,
+        *,
+        content_type: str = "text/html; charset=utf-8",
+        declare_length: bool = False,
+        chunk: int = 64 * 1024,
+    ) -> Page:
         """`size` bytes of HTML-ish filler, generated as the client reads."""
         block = (b"<p>" + b"filler text " * ((chunk - 7) // 12)).ljust(chunk - 4, b" ") + b"</p>"
 
@@ -67,18 +74,25 @@ class Page:
                 sent += len(part)
                 yield part
 
-        return cls(content_type=content_type, chunks=generate,
-                   length=size if declare_length else None)
+        return cls(
+            content_type=content_type, chunks=generate, length=size if declare_length else None
+        )
 
     @classmethod
-    def drip(cls, text: str = "<p>slow</p>", *, interval: float = 0.2, count: int = 1000,
-             content_type: str = "text/html; charset=utf-8") -> Page:
+    def drip(
+        cls,
+        text: str = "<p>slow</p>",
+        *,
+        interval: float = 0.2,
+        count: int = 1000,
+        content_type: str = "text/html; charset=utf-8",
+    ) -> Page:
         """`count` one-character chunks of `text`, cycled, one per `interval` seconds."""
         data = text.encode("utf-8") or b" "
 
         def generate() -> Iterator[bytes]:
             for i in range(count):
-                yield data[i % len(data): i % len(data) + 1]
+                yield data[i % len(data) : i % len(data) + 1]
 
         return cls(content_type=content_type, chunks=generate, interval=interval)
 
@@ -125,8 +139,9 @@ class PageServer:
         return route() if callable(route) else route
 
     def start(self) -> PageServer:
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 

@@ -175,3 +175,14 @@ def test_doctor_shows_a_separate_verifier_and_checks_it(capsys, monkeypatch):
         assert [r.path for r in judging.requests] == ["/v1/models", "/v1/chat/completions"]
         code, out = run_doctor(capsys)
         assert "verifier    judge at " + judging.base_url in out
+
+
+def test_doctor_blames_the_endpoint_for_a_reply_that_is_no_chat_completion(capsys, monkeypatch):
+    with ModelServer(default=Reply.malformed()) as srv:
+        monkeypatch.setenv("TUTOR_BASE_URL", srv.base_url)
+        monkeypatch.setenv("TUTOR_MODEL", "loopback-model")
+        code, data = report(capsys)
+    completion = data["model"]["completion"]
+    assert code == 1 and completion["status"] == "malformed"
+    assert completion["follows_schema"] is None  # unknown: the model's answer never arrived
+    assert "endpoint" in completion["message"] and "schema" not in completion["message"]

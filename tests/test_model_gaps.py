@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -370,6 +371,23 @@ def test_a_lesson_where_nothing_is_taught_or_asked_is_not_recorded_done(store, e
     assert store.latest_session()["status"] == "incomplete"
     assert store.latest_session(status="done") is None  # the next lesson is not queued
     assert not any("Verdict for" in p.content for p in seen)  # no verdict from zero answers
+
+
+def test_skipping_every_step_when_no_question_can_be_asked_is_not_done_and_says_why(
+    store, endpoint, monkeypatch
+):
+    server = endpoint(drafting(lambda step: f"The model explains {step}.", lambda c: "ISSUES"))
+    monkeypatch.setattr(
+        sys.modules[__name__],
+        "answer",
+        lambda p, plain=answer: (
+            Action(kind="skip") if p.stage == "teach" and not p.banner else plain(p)
+        ),
+    )
+    session, seen = run(store, server.base_url)
+    assert session.done and not [p for p in seen if p.item is not None]
+    assert "you skipped its steps" in seen[-1].content
+    assert store.latest_session()["status"] == "incomplete"
 
 
 def test_500s_trip_the_breaker_bounded_and_the_learner_is_told_once(store, endpoint):

@@ -370,9 +370,13 @@ class LessonScript:
                 stage="done",
                 title=f"{self.lesson.id} {self.lesson.title}",
                 position="done",
-                content=f"{self.lesson.title} could not be taught this time: every "
-                "step and question was withheld. It is not recorded as done; "
-                "`tutor continue` tries it again.",
+                content=f"{self.lesson.title} was not taught this time: "
+                + (
+                    "you skipped its steps and no question could be asked"
+                    if self.skipped
+                    else "every step and question was withheld"
+                )
+                + ". It is not recorded as done; `tutor continue` tries it again.",
             )
             return
         self.record(

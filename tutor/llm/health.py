@@ -112,13 +112,19 @@ def check_completion(settings: Any) -> dict[str, Any]:
             provider,
         )
     except ModelFailure as failure:
-        follows = failure.kind not in ("schema", "malformed", "length", "refusal")
-        what = "does not follow the answer schema" if not follows else "did not answer"
+        strays = failure.kind in ("schema", "length", "refusal")
+        what = {
+            "schema": "the model does not follow the answer schema",
+            "length": "the model does not follow the answer schema",
+            "refusal": "the model does not follow the answer schema",
+            "malformed": "the endpoint's reply is not a chat completion (the endpoint, not "
+            "the model's answer)",
+        }.get(failure.kind, "the model did not answer")
         return {
             "ok": False,
             "status": failure.kind,
-            "follows_schema": False if not follows else None,
-            "message": f"a tiny structured completion failed: the model {what} "
+            "follows_schema": False if strays else None,
+            "message": f"a tiny structured completion failed: {what} "
             f"({failure.kind}: {failure.detail[:120]})",
         }
     if not answer.ready:

@@ -148,6 +148,13 @@ def test_whole_lesson_with_model_drafts_and_model_verdicts(store):
         assert receipts, p.message_id
         assert {r["payload"]["verifier"] for r in receipts} == {"model"}
         assert {r["outcome"] for r in receipts} == {"PASS"}
+    drafts = [request_payload(r.body)["data"] for r in requests if skill_of(r.body) == "tutor"]
+    drafts = [d for d in drafts if d.get("task") == "teach_step"]
+    # each draft is asked for this learner: the probe's verdicts and the step's place
+    assert sorted(d["position"] for d in drafts) == [f"step {n} of {len(teach)}" for n in
+                                               range(1, len(teach) + 1)]  # fmt: skip
+    assert all(d["verdicts"] and set(d["verdicts"].values()) <= {"solid", "unstable", "unknown"}
+               for d in drafts)  # fmt: skip
     skills = [skill_of(r.body) for r in requests]
     assert skills.count("tutor") >= len(teach)
     assert skills.count("GATE:fact_check") >= len(teach)

@@ -118,13 +118,23 @@ class Drafter:
         except ModelFailure:
             return None
 
-    def draft(self, step: dict[str, Any], compiled: dict[str, Any]) -> dict[str, Any] | None:
-        """A fresh explanation of the step from its excerpts; None → teach the compiled step."""
+    def draft(
+        self,
+        step: dict[str, Any],
+        compiled: dict[str, Any],
+        verdicts: dict[str, str] | None = None,
+        position: str = "",
+    ) -> dict[str, Any] | None:
+        """A fresh explanation of the step from its excerpts, for a learner whose probe
+        verdicts are `verdicts` (prerequisite → solid / unstable / unknown); None → teach the
+        compiled step."""
         made = self._call(
             "tutor",
             {
                 "task": "teach_step",
                 "step": step["title"],
+                "position": position,
+                "verdicts": verdicts or {},
                 "untrusted_excerpts": compiled["excerpt"],
                 "sources": compiled["sources"],
             },

@@ -1177,8 +1177,8 @@ class LessonScript:
 
     def plan_step(self, steps: list[dict[str, Any]]) -> Script:
         self.position = "plan"
-        self._prepare_steps(steps, 0)  # the first steps are prepared while the plan is read
         self.plan_titles = [s["title"] for s in steps]
+        self._prepare_steps(steps, 0)  # the first steps are prepared while the plan is read
         if not steps:
             self.record("note", {"kind": "plan", "steps": []})
             yield from self.status(
@@ -1283,7 +1283,8 @@ class LessonScript:
             compiled = self.compile_step(step, n)
             if self.drafter is None or not self.gate.model_checks():
                 return compiled  # a draft no model can check is never shown: not asked for
-            return self.drafter.draft(step, compiled) or compiled
+            position = f"step {n} of {len(self.plan_titles)}"
+            return self.drafter.draft(step, compiled, self.verdicts, position) or compiled
 
         made = self.memo(f"step:{n}", draft)
         mid = f"{self.session_id}:teach:{n}"

@@ -245,11 +245,13 @@ def run(
     lesson: str = LESSON,
     retries: int = 0,
     timeout: float = 5.0,
+    wait_max: float = 0,
 ) -> tuple[Session, list[Prompt]]:
     settings = load_settings(
         base_url=base_url,
         model="loopback-model",
         timeout=timeout,
+        wait_max=wait_max,
         max_retries=retries,
         backoff_base=0.001,
         backoff_max=0.002,
@@ -415,6 +417,21 @@ def test_a_hang_trips_the_breaker_at_once(store, endpoint):
     # only what was in flight when the first request timed out (a batch of audits sent
     # together, and the drafter's work): no retries, nothing sent after
     assert len(server.bodies()) <= 16
+
+
+def test_a_learner_kept_waiting_takes_the_lesson_offline_before_any_request_times_out(
+    store, endpoint
+):
+    """Requests hang, the request timeout is long (20 s): once the learner has waited
+    `wait_max` at one screen, the breaker opens, what is in flight is cancelled, and the lesson
+    goes on offline; the notice says why."""
+    server = endpoint(lambda body: ("hang", 60))
+    session, seen = run(store, server.base_url, retries=2, timeout=20, wait_max=0.5)
+    assert session.done and taught(seen)
+    told = [f for p in seen for f in p.flags if f.startswith(BREAKER_NOTICE)]
+    assert len(told) == 1 and "while you waited 0.5 s at one screen" in told[0], told
+    assert "within the timeout" not in told[0]  # no request ran into its own timeout
+    assert len(server.bodies()) <= 16  # what was in flight; nothing sent after
 
 
 def test_receipts_name_the_verifier_and_its_independence(store, endpoint, monkeypatch):

@@ -73,6 +73,13 @@ class Session:
         self.title = f"{lesson.id} {lesson.title}"
         self._lock = threading.Lock()
         self._acting = threading.Lock()
+        self._breakers = [
+            b
+            for p in (provider, getattr(provider, "verifier", None))
+            if (b := getattr(p, "breaker", None)) is not None
+        ]
+        settings = getattr(provider, "settings", None)
+        self._wait_max = float(getattr(settings, "wait_max", 0) or 0)
         events = store.events(session_id)
         self._memos = {
             e["payload"]["key"]: e["payload"]["value"] for e in events if e["kind"] == "memo"
@@ -201,9 +208,31 @@ class Session:
                 return self.prompt
             self._append("action", action.model_dump(exclude_defaults=True))
             self.held = None
-            self.prompt = self._gen.send(action)
+            watchdog = self._watchdog()
+            try:
+                self.prompt = self._gen.send(action)
+            finally:
+                if watchdog is not None:
+                    watchdog.cancel()
             self._save(self._status())
             return self.prompt
+
+    def _watchdog(self) -> threading.Timer | None:
+        """A learner kept waiting on the model past `wait_max` seconds at one screen: the model
+        goes offline for the rest of the lesson (its requests in flight are cancelled), so the
+        screen comes from the lesson's own text and the offline checks."""
+        limit = self._wait_max
+        if not self._breakers or not limit:
+            return None
+
+        def stalled() -> None:
+            for breaker in self._breakers:
+                breaker.stall(f"{limit:g} s at one screen")
+
+        timer = threading.Timer(limit, stalled)
+        timer.daemon = True
+        timer.start()
+        return timer
 
     def hold(self, action: Action) -> None:
         """Save text the learner typed, the moment it was entered, before the action is complete

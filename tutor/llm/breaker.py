@@ -48,14 +48,33 @@ class CircuitBreaker:
             self._consecutive += 1
             if kind != "timeout" and self._consecutive < self.threshold:
                 return
-            self._open = True
-            self.trips += 1
-            self.reason = (
-                f"no answer within the timeout ({detail})"
+            waiters = self._trip(
+                (detail or "no answer within the timeout")
                 if kind == "timeout"
                 else f"{self._consecutive} failed calls in a row (last: {kind})"
             )
-            waiters, self._waiters = self._waiters, []
+        self._wake(waiters)
+
+    def stall(self, detail: str) -> bool:
+        """The learner has waited too long at one screen: when requests are in flight (the wait
+        is on the model), open the breaker and cancel them. Whether it opened."""
+        with self._lock:
+            if self._open or not self._waiters:
+                return False
+            waiters = self._trip(f"no answer while you waited {detail}")
+        self._wake(waiters)
+        return True
+
+    def _trip(self, reason: str) -> list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]:
+        """Open (under the lock); the waiters to wake."""
+        self._open = True
+        self.trips += 1
+        self.reason = reason
+        waiters, self._waiters = self._waiters, []
+        return waiters
+
+    @staticmethod
+    def _wake(waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]) -> None:
         for loop, future in waiters:
             try:
                 loop.call_soon_threadsafe(_settle, future)

@@ -77,6 +77,13 @@ class ModelSettings(BaseSettings):
         le=20,
         description="consecutive failed calls after which the session goes offline",
     )
+    wait_max: float = Field(
+        default=10.0,
+        ge=0,
+        le=600,
+        description="seconds a learner may wait on the model at one screen before the lesson "
+        "goes on offline (0: no limit)",
+    )
 
     _api_key: SecretStr | None = PrivateAttr(default=None)
 

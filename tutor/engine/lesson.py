@@ -8,6 +8,7 @@ learner stopped.
 
 from __future__ import annotations
 
+import copy
 import re
 import threading
 from collections.abc import Callable, Generator
@@ -499,26 +500,24 @@ class LessonScript:
             return
         strand = batches[n - 1]
 
-        def first_of(choice: list[Presented]) -> list[Presented]:
-            queue = self._queues(strand, choice)[0]
-            start = EdgeSearch(len(queue)).next_index(MIN_STRAND_MCQ)
-            return [] if start is None else [queue[start]]
+        def opening(choice: list[Presented]) -> list[Presented]:
+            """The batch's first question, then those that may follow it."""
+            queues = self._queues(strand, choice)
+            searches = [EdgeSearch(len(q)) for q in queues]
+            start = searches[0].next_index(99)
+            if start is None:
+                return []
+            return [queues[0][start], *self._ahead(searches, queues, 0, 99, asked=start)]
 
         def work() -> None:
             before = self._presented(strand)
             self._prefetch_rewrites(before)
+            # the first question as the items stand before the rewrites, while they are made
             self._prewarm_items(
-                first_of([p for p in before if p.type in ("mcq", "numeric")]), "probe"
+                opening([p for p in before if p.type in ("mcq", "numeric")])[:1], "probe"
             )
             choice, _, explains = self._strand_questions(strand)
-            first = first_of(choice)
-            self._prewarm_items(first, "probe")  # when a rewrite moved it: the real first
-            queues = self._queues(strand, choice)
-            searches = [EdgeSearch(len(q)) for q in queues]
-            if first:  # then what may follow it, and the explain-in-your-own-words items
-                start = searches[0].next_index(99)
-                first += self._ahead(searches, queues, 0, 99, asked=start)
-            self._prewarm_items([*first, *explains], "probe")
+            self._prewarm_items([*opening(choice), *explains], "probe")
 
         self.drafter.prefetch(f"prepare-probe:{n}", work)
 
@@ -617,8 +616,6 @@ class LessonScript:
     ) -> list[Presented]:
         """The questions the edge search may ask next, whichever way the one at `asked` (in
         group k; None: nothing asked yet) is answered."""
-        import copy
-
         out: list[Presented] = []
         for g, search in enumerate(searches):
             outcomes: tuple[bool | None, ...] = (

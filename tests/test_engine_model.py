@@ -286,3 +286,38 @@ def test_a_model_misbehaving_in_every_way_never_breaks_a_lesson(store, corpus_ro
             assert session.done, ref
     outcomes = {row["outcome"] for row in store.model_calls()}
     assert "ok" in outcomes and len(outcomes) > 1, outcomes
+
+
+def disputing_audit(body: dict) -> Reply:
+    """The quiz audit disputes every bank MCQ and passes the model's rewrite of it."""
+    if skill_of(body) == "GATE:quiz_audit":
+        question = request_payload(body)["data"]["questions_json"][0]
+        if question["type"] == "mcq" and "label" not in json.dumps(question):
+            issue = {
+                "id": question["id"],
+                "severity": "high",
+                "problem": "two options are both defensible",
+                "suggested_fix": "sharpen",
+            }
+            return Reply.json({"verdict": "ISSUES", "issues": [issue]})  # fmt: skip
+    return rewriting_reply(body)
+
+
+def test_a_disputed_choice_item_is_rewritten_from_the_audits_problems_and_audited_again(store):
+    with ModelServer(default=disputing_audit) as srv:
+        session, seen = run_lesson(store, srv.base_url)
+        fixes = [
+            request_payload(r.body)["data"]
+            for r in srv.chat_requests
+            if "untrusted_problems" in request_payload(r.body)["data"]
+        ]
+    assert session.done
+    assert fixes and all("defensible" in f["untrusted_problems"] for f in fixes)
+    assert all(f["task"] == "rewrite_item" and f["untrusted_options"] for f in fixes)
+    choices = [p for p in seen if p.kind == "choice" and p.stage in ("probe", "quiz")]
+    assert choices
+    for p in choices:  # no disputed item is shown as it was: each is the audited rewrite
+        assert p.item.note == "rewritten by the model where the quiz audit found problems"
+        (receipt,) = store.receipts_for(p.message_id)
+        assert receipt["payload"]["cycles"] == 1 and receipt["outcome"] == "PASS"
+        assert receipt["payload"]["verifier"] == "model"

@@ -185,25 +185,27 @@ class Drafter:
         )
         return _fair_mcq(made, item, item.id + "-iso", "an isomorphic re-probe made by the model")
 
-    def rewrite(self, item) -> dict[str, Any] | None:
-        """A bank item that failed the quiz rules, rewritten by the model as an MCQ."""
-        made = self._call(
-            "tutor",
-            {
-                "task": "rewrite_item",
-                "untrusted_item": item.question,
-                "untrusted_reference": item.reference,
-                "rules": "4 options of balanced length and shape; one correct; no all/none of the "
-                "above; no negatives; the key must not echo the question's words",
-            },
-            IsomorphicItem,
-            "rewrite",
-        )
+    def rewrite(self, item, problems: str = "") -> dict[str, Any] | None:
+        """A bank item that failed the quiz rules — or whose audit found `problems` — rewritten
+        by the model as an MCQ."""
+        data = {
+            "task": "rewrite_item",
+            "untrusted_item": item.question,
+            "untrusted_reference": item.reference,
+            "rules": "4 options of balanced length and shape; one correct; no all/none of the "
+            "above; no negatives; the key must not echo the question's words",
+        }
+        if problems:
+            data["untrusted_options"] = " | ".join(item.options)
+            data["untrusted_problems"] = problems
+        made = self._call("tutor", data, IsomorphicItem, "rewrite")
         return _fair_mcq(
             made,
             item,
             item.id,
-            "rewritten by the model from a bank item that failed the quiz rules",
+            "rewritten by the model where the quiz audit found problems"
+            if problems
+            else "rewritten by the model from a bank item that failed the quiz rules",
         )
 
     def grade(self, item, answer: str) -> bool | None:

@@ -376,10 +376,12 @@ class Gatekeeper:
         rubric: list[str] | None = None,
         error_type: str | None = None,
         rubric_hits: list[str] | None = None,
+        cycles: int = 0,
     ) -> Outcome:
+        """Audit and check a grade; `cycles`: the re-grades made before this audit."""
         envelope = self.grade_envelope(
             item, answer, passed, excerpt, rubric, error_type, rubric_hits
         )
-        receipt = self._receipt(message_id, envelope)
+        receipt = self._receipt(message_id, envelope, cycles)
         turn = Turn(message_id=message_id, kind="grade", content=content, questions=[item])
         return self._check(turn, [receipt])

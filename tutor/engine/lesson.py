@@ -733,10 +733,23 @@ class LessonScript:
             concept,
             item.reference,
         )
-        if isinstance(outcome, Block) and item.type == "mcq" and outcome.code in ("Q04", "Q05"):
-            # the audit disputes the choice item: ask the same item as free recall instead
-            item = bank.as_free_recall(item, f"the quiz audit found issues ({outcome.code})")
-            message_id = self.mid(f"ask:{item.id}:recall")
+        # the audit disputes a choice item: at most 2 revision cycles, each audited again — the
+        # model rewrites it from the problems found, then it is asked as free recall
+        cycles = 0
+        for label in ("fix", "recall"):
+            if not (
+                isinstance(outcome, Block) and item.type == "mcq" and outcome.code in ("Q04", "Q05")
+            ):
+                break
+            revised = (
+                self._fixed(item, message_id, outcome.reason)
+                if label == "fix"
+                else bank.as_free_recall(item, f"the quiz audit found issues ({outcome.code})")
+            )
+            if revised is None:
+                continue
+            item, cycles = revised, cycles + 1
+            message_id = self.mid(f"ask:{item.id}:{label}")
             outcome = self.gate.ask(
                 message_id,
                 item.render(),
@@ -744,7 +757,7 @@ class LessonScript:
                 _audit_purpose(purpose),
                 concept,
                 item.reference,
-                cycles=1,
+                cycles=cycles,
             )
         if isinstance(outcome, Block):
             yield from self.notice_blocked(purpose, title, outcome)
@@ -781,6 +794,14 @@ class LessonScript:
         if feedback:
             yield from self.reveal([result], title, concept)
         return result
+
+    def _fixed(self, item: Presented, message_id: str, problems: str) -> Presented | None:
+        """With a model: the choice item rewritten where its audit found problems (kept only
+        when it passes the multiple-choice rules), or None."""
+        if self.drafter is None or not self.gate.model_checks():
+            return None
+        made = self.memo(f"fix:{message_id}", lambda: self.drafter.rewrite(item, problems=problems))
+        return Presented.model_validate(made) if made else None
 
     def reveal(self, answers: list[dict[str, Any]], title: str, concept: str) -> Script:
         """Grade answers (free recall: by the model when there is one, else by the learner
@@ -836,6 +857,7 @@ class LessonScript:
                     graded_answer(item, a["answer"]),
                     passed,
                     item.reference,
+                    cycles=1,
                 )
             if pending:
                 self.record("grade", a)

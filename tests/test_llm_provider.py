@@ -272,6 +272,13 @@ async def test_fenced_json_from_plain_json_endpoints_is_accepted(srv, provider):
     assert await ask(provider) == Answer(**GOOD)
 
 
+async def test_a_reasoning_models_thinking_before_its_json_is_set_aside(srv, provider):
+    thinking = "<think>The schema wants an answer; {not: json} here.</think>\n"
+    srv.script([Reply.text(thinking + json.dumps(GOOD))])
+    assert await ask(provider) == Answer(**GOOD)
+    assert len(srv.chat_requests) == 1  # accepted as it came, no re-ask
+
+
 async def test_an_endpoint_without_json_schema_gets_json_object_and_it_is_remembered(
     recorder, new_provider
 ):

@@ -131,10 +131,13 @@ def _response_schema(schema: type[BaseModel]) -> dict[str, Any]:
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
+_THINKING = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
 
 
 def _json_text(content: str) -> str:
-    """The JSON inside a reply; endpoints in plain JSON mode sometimes fence it."""
+    """The JSON inside a reply: endpoints in plain JSON mode sometimes fence it, and reasoning
+    models served locally put their `<think>…</think>` before it."""
+    content = _THINKING.sub("", content, count=1)
     match = _FENCE.match(content)
     return match.group(1) if match else content
 

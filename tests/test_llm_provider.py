@@ -297,6 +297,23 @@ async def test_an_endpoint_without_json_schema_gets_json_object_and_it_is_rememb
         assert payload["output_schema"]["required"] == ["answer", "why"]
 
 
+async def test_an_endpoint_refusing_max_tokens_gets_max_completion_tokens_remembered(
+    recorder, new_provider
+):
+    with ModelServer(reject_max_tokens=True) as srv:
+        provider = new_provider(fast_settings(srv.base_url), recorder)
+        srv.script([GOOD, GOOD])
+        assert await ask(provider) == Answer(**GOOD)
+        assert await ask(provider) == Answer(**GOOD)
+        bounds = [
+            [k for k in ("max_tokens", "max_completion_tokens") if k in r.body]
+            for r in srv.chat_requests
+        ]
+    # refused once, then the answer-length bound under the name the endpoint takes, every time
+    assert bounds == [["max_tokens"], ["max_completion_tokens"], ["max_completion_tokens"]]
+    assert {r.body.get("max_completion_tokens") for r in srv.chat_requests[1:]} == {1500}
+
+
 async def test_a_400_not_about_the_format_keeps_json_schema(srv, provider):
     srv.always(Reply.error(400, "context length exceeded"))
     with pytest.raises(ModelFailure) as info:

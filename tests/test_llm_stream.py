@@ -126,3 +126,17 @@ async def test_a_reader_that_stops_early_leaves_no_error_and_a_record(srv, provi
     await stream.aclose()
     (call,) = recorder.calls
     assert (call.outcome, call.error_kind) == ("failed", "cancelled")
+
+
+async def test_a_stream_to_an_endpoint_refusing_max_tokens_sends_max_completion_tokens(
+    recorder,
+):
+    with ModelServer(reject_max_tokens=True) as srv:
+        provider = OpenAIProvider(fast_settings(srv.base_url), recorder)
+        srv.script([Reply.text(TEXT)])
+        chunks, failure = await collect(provider)
+        sent = [r.body for r in srv.chat_requests]
+        await provider.aclose()
+    assert failure is None and "".join(chunks) == TEXT
+    assert ["max_tokens" in b for b in sent] == [True, False]
+    assert sent[-1]["max_completion_tokens"] > 0

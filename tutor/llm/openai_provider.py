@@ -230,6 +230,8 @@ class OpenAIProvider:
         # what this endpoint turned out to support; learned once per provider
         self.structured_mode: Literal["json_schema", "json_object"] = "json_schema"
         self.stream_usage = True
+        # the name of the answer-length bound: OpenAI's reasoning models refuse `max_tokens`
+        self.token_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
             weakref.WeakKeyDictionary()
         )
@@ -422,6 +424,19 @@ class OpenAIProvider:
         except Exception as exc:  # accounting must never break a lesson
             log.warning("could not record model call %s: %s", call_id, type(exc).__name__)
 
+    def _token_param_refused(self, rejected: _Rejected) -> bool:
+        """The endpoint refused `max_tokens` (OpenAI's reasoning models): switch, once, to
+        `max_completion_tokens` and remember it. Whether to send again."""
+        if (
+            self.token_param == "max_tokens"
+            and rejected.status in (400, 422)
+            and "max_tokens" in rejected.detail
+        ):
+            log.info("endpoint refused max_tokens; sending max_completion_tokens")
+            self.token_param = "max_completion_tokens"
+            return True
+        return False
+
     # -- structured ---------------------------------------------------------------------------
     def _response_format(
         self, schema: type[BaseModel], json_schema: dict[str, Any]
@@ -449,7 +464,7 @@ class OpenAIProvider:
             body = {
                 "model": self.model,
                 "messages": messages,
-                "max_tokens": self.settings.max_tokens,
+                self.token_param: self.settings.max_tokens,
                 "response_format": self._response_format(schema, json_schema),
             }
 
@@ -463,6 +478,8 @@ class OpenAIProvider:
             try:
                 return await self._send(account, request), messages
             except _Rejected as rejected:
+                if self._token_param_refused(rejected):
+                    continue
                 if self.structured_mode == "json_schema" and rejected.status in (400, 422):
                     log.info(
                         "endpoint rejected json_schema (%s); trying json_object", rejected.detail
@@ -563,11 +580,13 @@ class OpenAIProvider:
                         model=self.model,
                         messages=messages,
                         stream=True,
-                        max_tokens=self.settings.max_tokens,
+                        **{self.token_param: self.settings.max_tokens},
                         **extra,
                     ),
                 )
             except _Rejected as rejected:
+                if self._token_param_refused(rejected):
+                    continue
                 if self.stream_usage and rejected.status in (400, 422):
                     log.info("endpoint rejected stream_options; streaming without usage")
                     self.stream_usage = False

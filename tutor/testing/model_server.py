@@ -10,7 +10,8 @@ list (sent as JSON text), or a callable `(body) -> item`. With the script exhaus
 answers `srv.default` if set, else 500. `stream: true` requests get server-sent events. Faults:
 HTTP errors, 429 with Retry-After, a hang past the client's timeout, a connection reset, a
 malformed body, a truncated stream or body, a refusal, a length cut-off; and endpoint-wide
-rejection of `json_schema` response formats or of `stream_options`.
+rejection of `json_schema` response formats, of `stream_options` or of `max_tokens` (as
+OpenAI's reasoning models do: they take `max_completion_tokens`).
 """
 
 from __future__ import annotations
@@ -250,6 +251,14 @@ class _Handler(BaseHTTPRequestHandler):
                 param="response_format",
             )
             return
+        if owner.reject_max_tokens and "max_tokens" in body:
+            self._error(
+                400,
+                "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead.",
+                param="max_tokens",
+            )
+            return
         if owner.reject_stream_options and "stream_options" in body:
             self._error(400, "unknown parameter: stream_options", param="stream_options")
             return
@@ -399,6 +408,7 @@ class ModelServer:
         latency: float = 0.0,
         reject_json_schema: bool = False,
         reject_stream_options: bool = False,
+        reject_max_tokens: bool = False,
         require_key: str | None = None,
         default: ScriptItem | None = None,
     ) -> None:
@@ -406,6 +416,7 @@ class ModelServer:
         self.latency = latency
         self.reject_json_schema = reject_json_schema
         self.reject_stream_options = reject_stream_options
+        self.reject_max_tokens = reject_max_tokens
         self.require_key = require_key
         self.default = default
         self._script: deque[ScriptItem] = deque()

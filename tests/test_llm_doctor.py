@@ -186,3 +186,21 @@ def test_doctor_blames_the_endpoint_for_a_reply_that_is_no_chat_completion(capsy
     assert code == 1 and completion["status"] == "malformed"
     assert completion["follows_schema"] is None  # unknown: the model's answer never arrived
     assert "endpoint" in completion["message"] and "schema" not in completion["message"]
+
+
+def test_an_endpoint_without_a_models_route_is_used_not_taken_for_unreachable(
+    capsys, monkeypatch, tmp_path
+):
+    from learning_system.store import Store
+    from tutor.engine.runner import model_provider
+
+    with ModelServer(default=Reply.json({"ready": True}), list_models=False) as srv:
+        monkeypatch.setenv("TUTOR_BASE_URL", srv.base_url)
+        monkeypatch.setenv("TUTOR_MODEL", "loopback-model")
+        code, data = report(capsys)
+        told: list[str] = []
+        with Store(tmp_path / "t.db") as store:
+            provider = model_provider(store, progress=told.append)
+    assert data["model"]["status"] == "no_listing" and data["model"]["completion"]["ok"]
+    assert code == 0
+    assert provider is not None and not any("offline" in t for t in told), told

@@ -45,6 +45,15 @@ def check_model(settings: Any) -> dict[str, Any]:
             "message": f"the endpoint refused the key (HTTP {response.status_code}); "
             f"check {settings.api_key_env}",
         }
+    unlisted = {
+        **info,
+        "ok": True,
+        "status": "no_listing",
+        "message": f"reachable; it lists no models (GET {base}/models: %s), so the model is "
+        "tried as configured",
+    }
+    if response.status_code in (404, 405, 501):  # answers, but keeps no /models route
+        return {**unlisted, "message": unlisted["message"] % f"HTTP {response.status_code}"}
     if response.status_code != 200:
         return {
             **info,
@@ -55,12 +64,7 @@ def check_model(settings: Any) -> dict[str, Any]:
     try:
         ids = [str(m["id"]) for m in response.json().get("data", [])]
     except (ValueError, KeyError, TypeError, AttributeError):
-        return {
-            **info,
-            "ok": False,
-            "status": "error",
-            "message": f"GET {base}/models did not return a model list",
-        }
+        return {**unlisted, "message": unlisted["message"] % "not a model list"}
     listed = _listed(settings.model, ids)
     message = (
         f"reachable; model {settings.model} is listed"

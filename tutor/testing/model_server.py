@@ -224,7 +224,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._record(None)
         if not self._authorised():
             return
-        if self.path.rstrip("/").endswith("/models"):
+        if self.path.rstrip("/").endswith("/models") and self.server.owner.list_models:
             owner = self.server.owner
             data = [
                 {"id": m, "object": "model", "created": 0, "owned_by": "loopback"}
@@ -409,6 +409,7 @@ class ModelServer:
         reject_json_schema: bool = False,
         reject_stream_options: bool = False,
         reject_max_tokens: bool = False,
+        list_models: bool = True,
         require_key: str | None = None,
         default: ScriptItem | None = None,
     ) -> None:
@@ -417,6 +418,7 @@ class ModelServer:
         self.reject_json_schema = reject_json_schema
         self.reject_stream_options = reject_stream_options
         self.reject_max_tokens = reject_max_tokens
+        self.list_models = list_models  # False: GET /models is 404, as on some proxies
         self.require_key = require_key
         self.default = default
         self._script: deque[ScriptItem] = deque()

@@ -724,15 +724,20 @@ class LessonScript:
         self, item: Presented, purpose: str, title: str, concept: str, feedback: bool = False
     ) -> Generator[Prompt, Action, dict[str, Any] | None]:
         """Ask one gated item; record the answer (not yet graded when feedback is withheld)."""
-        message_id = self.mid(f"ask:{item.id}")
-        outcome = self.gate.ask(
-            message_id,
-            item.render(),
-            [item.to_question()],
-            _audit_purpose(purpose),
-            concept,
-            item.reference,
-        )
+
+        def audited(item: Presented, label: str, cycles: int) -> tuple[str, Emit | Block]:
+            message_id = self.mid(f"ask:{item.id}{label}")
+            return message_id, self.gate.ask(
+                message_id,
+                item.render(),
+                [item.to_question()],
+                _audit_purpose(purpose),
+                concept,
+                item.reference,
+                cycles=cycles,
+            )
+
+        message_id, outcome = audited(item, "", 0)
         # the audit disputes a choice item: at most 2 revision cycles, each audited again — the
         # model rewrites it from the problems found, then it is asked as free recall
         cycles = 0
@@ -746,19 +751,9 @@ class LessonScript:
                 if label == "fix"
                 else bank.as_free_recall(item, f"the quiz audit found issues ({outcome.code})")
             )
-            if revised is None:
-                continue
-            item, cycles = revised, cycles + 1
-            message_id = self.mid(f"ask:{item.id}:{label}")
-            outcome = self.gate.ask(
-                message_id,
-                item.render(),
-                [item.to_question()],
-                _audit_purpose(purpose),
-                concept,
-                item.reference,
-                cycles=cycles,
-            )
+            if revised is not None:
+                item, cycles = revised, cycles + 1
+                message_id, outcome = audited(item, f":{label}", cycles)
         if isinstance(outcome, Block):
             yield from self.notice_blocked(purpose, title, outcome)
             return None

@@ -93,6 +93,19 @@ class ReviewSession:
         self._script.close()
 
 
+def _withheld(message_id: str, title: str, position: str, outcome: Block) -> Prompt:
+    """The screen shown instead of a turn its gate blocked: the block's banner, no content."""
+    return Prompt(
+        kind="read",
+        message_id=message_id,
+        stage="review",
+        title=title,
+        position=position,
+        content="",
+        banner=outcome.banner,
+    )
+
+
 def reshuffled(item: Presented, salt: str) -> Presented:
     """A multiple-choice item with its options in a fresh order, the key in another slot than
     before (so "it was b" is no help)."""
@@ -179,15 +192,7 @@ def review_script(
             item.reference,
         )
         if isinstance(outcome, Block):
-            yield Prompt(
-                kind="read",
-                message_id=message_id,
-                stage="review",
-                title=title,
-                position=position,
-                content="",
-                banner=outcome.banner,
-            )
+            yield _withheld(message_id, title, position, outcome)
             continue
         kind = {"mcq": "choice", "numeric": "numeric", "free_recall": "text"}[item.type]
         action = yield Prompt(
@@ -272,15 +277,7 @@ def review_script(
             item.reference,
         )
         if isinstance(graded, Block):
-            yield Prompt(
-                kind="read",
-                message_id=message_id + ":grade",
-                stage="review",
-                title=title,
-                position=position,
-                content="",
-                banner=graded.banner,
-            )
+            yield _withheld(message_id + ":grade", title, position, graded)
         else:
             yield Prompt(
                 kind="read",
@@ -316,15 +313,7 @@ def _self_grade_screen(
         text,
     )
     if isinstance(gated, Block):
-        yield Prompt(
-            kind="read",
-            message_id=message_id,
-            stage="review",
-            title=title,
-            position=position,
-            content="",
-            banner=gated.banner,
-        )
+        yield _withheld(message_id, title, position, gated)
         return None
     return (
         yield Prompt(

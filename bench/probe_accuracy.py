@@ -143,7 +143,7 @@ def run_one(
     store: Store, curriculum: Curriculum, lesson, rng: random.Random
 ) -> tuple[list[tuple[str, str]], Learner, list[Prompt]]:
     strands = selection.strands(curriculum, lesson)
-    levels = {s["lesson"].id: rng.choice(LEVELS) for s in strands}
+    levels = {s.lesson.id: rng.choice(LEVELS) for s in strands}
     learner = Learner(levels, curriculum, rng)
     session = Session.start(store, curriculum, lesson, offline=True)
     asked: list[Prompt] = []
@@ -156,7 +156,7 @@ def run_one(
         session.act(learner.act(prompt))
     session.close()
     verdicts = session.script.verdicts
-    pairs = [(levels[s["lesson"].id], verdicts.get(s["name"], "not probed")) for s in strands]
+    pairs = [(levels[s.lesson.id], verdicts.get(s.name, "not probed")) for s in strands]
     return pairs, learner, asked
 
 

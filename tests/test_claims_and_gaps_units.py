@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from learning_system.curriculum import Section
 from tutor import aio
-from tutor.engine import lesson
+from tutor.engine import steps
 from tutor.gates import samples
 from tutor.gates.claims import extract_claims, is_scaffold
 from tutor.gates.envelopes import QuizQuestion
@@ -147,14 +148,8 @@ def test_aio_run_from_a_plain_thread_and_from_a_running_loop():
         aio.run(broken())
 
 
-class _Section:
-    def __init__(self, title: str, text: str) -> None:
-        self.title, self.text = title, text
-
-
 def test_the_external_excerpt_is_the_most_relevant_one_or_none():
-    script = lesson.LessonScript.__new__(lesson.LessonScript)
-    script.digest = {
+    digest = {
         "sources": [
             {
                 "kind": "external",
@@ -170,20 +165,18 @@ def test_the_external_excerpt_is_the_most_relevant_one_or_none():
             },
         ]
     }
-    step = {
-        "section": _Section(
-            "Cosine similarity",
-            "Cosine similarity measures the angle "
-            "between two vectors, ignoring how long the vectors are.",
-        )
-    }
-    assert script.external_for(step)["url"] == "u2"
-    step = {
-        "section": _Section(
-            "Tokenisation",
-            "A tokenizer splits raw text into pieces "
-            "that a model can look up in its vocabulary table.",
-        )
-    }
-    assert script.external_for(step) is None
-    assert lesson.RELEVANCE_MIN == 2 and "(at least 2)" in CONTRACT
+    section = Section(
+        title="Cosine similarity",
+        level=2,
+        text="Cosine similarity measures the angle "
+        "between two vectors, ignoring how long the vectors are.",
+    )
+    assert steps.external_for(digest, section)["url"] == "u2"
+    section = Section(
+        title="Tokenisation",
+        level=2,
+        text="A tokenizer splits raw text into pieces "
+        "that a model can look up in its vocabulary table.",
+    )
+    assert steps.external_for(digest, section) is None
+    assert steps.RELEVANCE_MIN == 2 and "(at least 2)" in CONTRACT

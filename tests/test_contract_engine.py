@@ -4,40 +4,36 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tutor.engine import items, lesson, repair, selection
-from tutor.engine.lesson import strand_verdict
+from tutor.engine import guessing, items, repair, selection, verdicts
+from tutor.engine.phases import probe, teach
+from tutor.engine.verdicts import Evidence, strand_verdict
 
 CONTRACT = (Path(__file__).resolve().parents[1] / "CONTRACT.md").read_text(encoding="utf-8")
 SECTION = " ".join(CONTRACT.split("## Tutor engine", 1)[1].split())
 
 
 def test_the_numbers_in_the_contract_are_the_codes():
-    assert items.GUESS_CAP == 0.30 and "30%" in SECTION
+    assert guessing.GUESS_CAP == 0.30 and "30%" in SECTION
     assert items.REPAIRABLE == {"M04", "M05", "M13", "M15"} and "(M04, M05, M13, M15)" in SECTION
     assert repair.LENGTH_BAND == (0.78, 1.28) and "0.78–1.28 times" in SECTION
     assert repair.SIMILAR_STEM == 0.34 and "a third of their content words" in SECTION
     assert repair.SAME_ANSWER == 0.5 and "half its content words" in SECTION
-    assert (lesson.MIN_STRAND_MCQ, lesson.MAX_STRAND_MCQ) == (3, 8) and "3–8 items" in SECTION
-    assert lesson.CATCH_UP_MIN == 6 and "6–8 items" in SECTION
+    assert (probe.MIN_STRAND_MCQ, probe.MAX_STRAND_MCQ) == (3, 8) and "3–8 items" in SECTION
+    assert probe.CATCH_UP_MIN == 6 and "6–8 items" in SECTION
     assert selection.CATCH_UP_STRANDS == 3 and "Three strands or more" in SECTION
-    assert len(lesson.FEYNMAN_RUBRIC) == 4 and "all four rubric points" in SECTION
+    assert len(teach.FEYNMAN_RUBRIC) == 4 and "all four rubric points" in SECTION
 
 
 def row(outcome="correct", confidence="sure", follow_up="", self_graded=False):
-    return {
-        "outcome": outcome,
-        "confidence": confidence,
-        "follow_up": follow_up,
-        "self_graded": self_graded,
-    }
+    return Evidence("item", "P1 L01", "option 1", confidence, outcome, follow_up, self_graded)
 
 
 def test_verdict_rules():
-    assert lesson.MIN_EVIDENCE == 2 and "fewer than 2 graded answers" in SECTION
-    assert lesson.SELF_GRADED_WEIGHT == 0.5 and "answer 0.5" in SECTION
-    assert (lesson.SOLID_SHARE, lesson.UNKNOWN_SHARE) == (0.7, 0.25)
+    assert verdicts.MIN_EVIDENCE == 2 and "fewer than 2 graded answers" in SECTION
+    assert verdicts.SELF_GRADED_WEIGHT == 0.5 and "answer 0.5" in SECTION
+    assert (verdicts.SOLID_SHARE, verdicts.UNKNOWN_SHARE) == (0.7, 0.25)
     assert "`solid` at 0.7 or more" in SECTION and "`unknown` below 0.25" in SECTION
-    assert lesson.MIXED_EVIDENCE == 4 and "need 4 first" in SECTION
+    assert verdicts.MIXED_EVIDENCE == 4 and "need 4 first" in SECTION
     assert selection.CATCH_UP_GROUP == 3 and "batches of at most 3 strands" in SECTION
     assert strand_verdict([row()]) == "not probed"  # one answer is no evidence
     assert strand_verdict([row(), row("pending", "hunch")]) == "not probed"

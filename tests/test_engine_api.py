@@ -180,8 +180,9 @@ def test_a_bad_confidence_tag_says_why_and_words_are_tags_too():
 
 
 def test_feynman_questions_and_answers_read_as_the_learner_gave_them():
+    from tutor.engine.grading import shown_answer
     from tutor.engine.items import Presented
-    from tutor.engine.lesson import FEYNMAN_RUBRIC, feynman_question, shown_answer
+    from tutor.engine.phases.teach import FEYNMAN_RUBRIC, feynman_question
 
     assert [feynman_question(r).split()[:3] for r in FEYNMAN_RUBRIC] == [
         ["Does", "it", "say"],

@@ -14,8 +14,9 @@ from test_engine_model import answer, skill_of, store, valid_reply  # noqa: F401
 from learning_system.curriculum import load_curriculum
 from tutor.config import builtin_course_path
 from tutor.engine.drafter import Drafter
+from tutor.engine.edge_search import EdgeSearch, ahead
 from tutor.engine.gatekeeper import Gatekeeper
-from tutor.engine.lesson import STEPS_AHEAD, EdgeSearch, LessonScript
+from tutor.engine.prefetch import STEPS_AHEAD
 from tutor.engine.session import Session
 from tutor.llm import make_provider
 from tutor.llm.settings import load_settings
@@ -46,11 +47,11 @@ def test_the_question_asked_next_is_always_among_those_prepared(n, known, enough
         i = search.next_index(enough)
         if i is None:
             break
-        ahead = LessonScript._ahead([search], [queue], 0, enough, asked=i)
+        prepared = ahead([search], [queue], 0, enough, asked=i)
         search.record(i, k)
         following = search.next_index(enough)  # asking again gives the same index
         if following is not None:
-            assert following in ahead, (i, k, following, ahead)
+            assert following in prepared, (i, k, following, prepared)
 
 
 LESSON = "P1 L02"

@@ -13,8 +13,8 @@ from learning_system import ledger, scheduling
 from learning_system.curriculum import load_curriculum
 from learning_system.curriculum_quiz import QuizItem
 from learning_system.store import Store
-from tutor.engine import items, repair, selection, selfgrade
-from tutor.engine.lesson import EdgeSearch
+from tutor.engine import guessing, items, repair, selection, selfgrade
+from tutor.engine.edge_search import EdgeSearch
 from tutor.engine.review import ReviewSession
 from tutor.engine.session import Session
 from tutor.engine.turns import Action, Prompt
@@ -174,10 +174,10 @@ def test_no_answer_free_strategy_finds_the_keys_of_the_generated_course(course):
     assert len(shown) >= 40
     totals: Counter[str] = Counter()
     for p in shown:
-        for name, w in items.guess_weights(p.question, p.options, p.correct_index).items():
+        for name, w in guessing.guess_weights(p.question, p.options, p.correct_index).items():
             totals[name] += w
     worst = max(totals, key=totals.__getitem__)
-    assert totals[worst] / len(shown) <= items.GUESS_CAP, (worst, totals[worst] / len(shown))
+    assert totals[worst] / len(shown) <= guessing.GUESS_CAP, (worst, totals[worst] / len(shown))
 
 
 # 2. key placement ----------------------------------------------------------------------------
@@ -415,7 +415,7 @@ def test_prior_rows_are_the_strands_and_change_the_plan(store, course):
     lesson = course.lesson("P1 L02")
     session = Session.start(store, course, lesson, offline=True)
     prior = session.prompt
-    strands = [s["name"] for s in selection.strands(course, lesson)]
+    strands = [s.name for s in selection.strands(course, lesson)]
     assert [r[0] for r in prior.table.rows] == strands
     seen = drive(session, policy="wrong-sure", until=lambda p: p.stage == "plan")
     plan = seen[-1].content

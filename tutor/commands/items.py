@@ -54,8 +54,8 @@ def presented_items(curriculum: Curriculum, lesson: Lesson) -> list[tuple[str, P
         out += [
             ("probe", p)
             for p in present(
-                broad_to_narrow(batch["items"]),
-                batch["lesson"],
+                broad_to_narrow(batch.items),
+                batch.lesson,
                 salt=selection.PROBE_SALT,
                 curriculum=curriculum,
             )

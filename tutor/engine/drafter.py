@@ -8,13 +8,21 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tutor import aio
 from tutor.gates.claims import is_scaffold
 from tutor.gates.text import normalise
+
+if TYPE_CHECKING:
+    from tutor.engine.items import Presented
+    from tutor.engine.progress import Activity
+    from tutor.engine.steps import StepText
+    from tutor.llm.provider import Provider
+
+M = TypeVar("M", bound=BaseModel)
 
 _DOING = {
     "teach": "drafting the next step from its sources",
@@ -57,11 +65,12 @@ class Drafter:
     that is None — a rejected rewrite, a failed call — is kept too, so it is never asked
     again."""
 
-    def __init__(self, provider, workers: int = 4) -> None:
+    def __init__(self, provider: Provider, workers: int = 4) -> None:
         self.provider = provider
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tutor-prep")
-        self._futures: dict[str, Future] = {}
-        self.activity = None  # tutor.engine.progress.Activity: progress, and the learner quitting
+        self._futures: dict[str, Future[Any]] = {}
+        # progress, and the learner quitting: the session's, once it opens
+        self.activity: Activity | None = None
         self._work: dict[str, Callable[[], Any]] = {}
         self._lock = threading.Lock()
 
@@ -103,7 +112,7 @@ class Drafter:
         nothing writes to the store after it closes."""
         self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def _call(self, skill: str, data: dict[str, Any], schema: type[BaseModel], purpose: str):
+    def _call(self, skill: str, data: dict[str, Any], schema: type[M], purpose: str) -> M | None:
         from tutor.llm.provider import ModelFailure
 
         if self.activity is not None:
@@ -120,19 +129,19 @@ class Drafter:
 
     def draft(
         self,
-        step: dict[str, Any],
-        compiled: dict[str, Any],
+        step: str,
+        compiled: StepText,
         verdicts: dict[str, str] | None = None,
         position: str = "",
-    ) -> dict[str, Any] | None:
-        """A fresh explanation of the step from its excerpts, for a learner whose probe
+    ) -> StepText | None:
+        """A fresh explanation of the step (its title) from its excerpts, for a learner whose probe
         verdicts are `verdicts` (prerequisite → solid / unstable / unknown); None → teach the
         compiled step."""
         made = self._call(
             "tutor",
             {
                 "task": "teach_step",
-                "step": step["title"],
+                "step": step,
                 "position": position,
                 "verdicts": verdicts or {},
                 "untrusted_excerpts": compiled["excerpt"],
@@ -152,7 +161,7 @@ class Drafter:
         }
 
     def revise(
-        self, step: dict[str, Any], made: dict[str, Any], draft: str, flagged: list[tuple[str, str]]
+        self, step: str, made: StepText, draft: str, flagged: list[tuple[str, str]]
     ) -> str | None:
         """The draft revised where the verifier found issues (claims it disputes, with its
         explanation); None when the model cannot revise it."""
@@ -160,7 +169,7 @@ class Drafter:
             "tutor",
             {
                 "task": "revise_step",
-                "step": step["title"],
+                "step": step,
                 "untrusted_draft": draft,
                 "untrusted_disputed": [{"claim": c, "problem": why} for c, why in flagged],
                 "untrusted_excerpts": made["excerpt"],
@@ -171,7 +180,7 @@ class Drafter:
         )
         return _usable(revised)
 
-    def isomorphic(self, item) -> dict[str, Any] | None:
+    def isomorphic(self, item: Presented) -> dict[str, Any] | None:
         """The same concept, structurally different wording: the re-probe after a lucky hunch."""
         made = self._call(
             "tutor",
@@ -185,7 +194,7 @@ class Drafter:
         )
         return _fair_mcq(made, item, item.id + "-iso", "an isomorphic re-probe made by the model")
 
-    def rewrite(self, item, problems: str = "") -> dict[str, Any] | None:
+    def rewrite(self, item: Presented, problems: str = "") -> dict[str, Any] | None:
         """A bank item that failed the quiz rules — or whose audit found `problems` — rewritten
         by the model as an MCQ."""
         data = {
@@ -208,7 +217,7 @@ class Drafter:
             else "rewritten by the model from a bank item that failed the quiz rules",
         )
 
-    def grade(self, item, answer: str) -> bool | None:
+    def grade(self, item: Presented, answer: str) -> bool | None:
         """The model's grade of a free-recall answer against the reference; None when it cannot
         grade (the learner then grades it)."""
         made = self._call(
@@ -236,10 +245,13 @@ def _usable(made: StepDraft | None) -> str | None:
     return made.content
 
 
-def _fair_mcq(made: IsomorphicItem | None, item, new_id: str, note: str) -> dict[str, Any] | None:
+def _fair_mcq(
+    made: IsomorphicItem | None, item: Presented, new_id: str, note: str
+) -> dict[str, Any] | None:
     """A model-made MCQ as a presented item, kept only when it passes the mechanical rules and
     no answer-free strategy finds its key; its options are placed like any other item's."""
-    from tutor.engine.items import guessable_by, place_key
+    from tutor.engine.guessing import guessable_by
+    from tutor.engine.items import place_key
     from tutor.gates import mcq
     from tutor.gates.envelopes import QuizQuestion
 

@@ -83,7 +83,13 @@ class Gatekeeper:
     drafting model), `offline` (the deterministic verifier: no model, a model that failed, or a
     verdict the rules settle), or `none`."""
 
-    def __init__(self, store: Store, digest: GateDigest, provider=None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        digest: GateDigest,
+        provider: Any = None,
+        activity: Activity | None = None,
+    ) -> None:
         self.store = store
         self.digest = digest
         self.provider = provider if _online(provider) else None
@@ -97,7 +103,7 @@ class Gatekeeper:
         self._verdicts: dict[str, tuple[Verdict, str, str]] = {}
         self._in_flight: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
-        self.activity: Activity | None = None  # where model verifications report progress
+        self.activity = activity  # where model verifications report progress
         self.verified_by: dict[str, str] = {}  # message id → the verifier its receipt names
 
     # the model's health ------------------------------------------------------------------------
@@ -122,7 +128,7 @@ class Gatekeeper:
                     "The model", "the lesson's own text, still checked by the verifier model"
                 )
             if told:
-                return told
+                return str(told)
         return None
 
     def _verifier_down(self) -> bool:
@@ -192,7 +198,7 @@ class Gatekeeper:
 
         verifier = self.verifier
 
-        async def all_of() -> list:
+        async def all_of() -> list[Any]:
             return await asyncio.gather(
                 *(verify_for_receipt(verifier, e) for e in todo.values()), return_exceptions=True
             )
@@ -218,12 +224,14 @@ class Gatekeeper:
     def ask_envelope(
         questions: list[QuizQuestion], purpose: str, concept: str, excerpt: str
     ) -> QuizAuditEnvelope:
-        return QuizAuditEnvelope(
-            questions_json=questions,
-            purpose=purpose,
-            concept=concept,  # type: ignore[arg-type]
-            bloom_levels=sorted({q.target_bloom or "understand" for q in questions}),
-            source_excerpt=excerpt,
+        return QuizAuditEnvelope.model_validate(
+            {
+                "questions_json": questions,
+                "purpose": purpose,
+                "concept": concept,
+                "bloom_levels": sorted({q.target_bloom or "understand" for q in questions}),
+                "source_excerpt": excerpt,
+            }
         )
 
     @staticmethod

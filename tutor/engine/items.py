@@ -18,16 +18,13 @@ from pydantic import BaseModel, ConfigDict
 
 from learning_system.curriculum import Curriculum, Lesson, QuizItem
 from tutor.engine import repair
+from tutor.engine.guessing import admit_within_guess_cap, guess_weights, guessable_by
 from tutor.gates import mcq
 from tutor.gates.envelopes import QuizQuestion
+from tutor.gates.verdicts import QuizIssue
 
 ItemType = Literal["mcq", "numeric", "free_recall"]
 BLOOM_ORDER = ["remember", "understand", "apply", "analyze", "evaluate", "create"]
-_STOP = frozenset(
-    "the a an of to in on for and or is are be by with as at this that which what when how why "
-    "from it its into than then does do you your".split()
-)
-_WORD = re.compile(r"[a-z0-9]+")
 _APPLY_HINTS = re.compile(
     r"\b(compute|calculate|what is the (value|output|result)|given|evaluate|derive|how many|"
     r"what does .* (print|return|output)|which code|implement|if you)\b",
@@ -84,15 +81,6 @@ def bloom_of(item: QuizItem) -> str:
     return "understand" if item.stage != "pre" else "remember"
 
 
-def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
-
-
-def words(text: str) -> set[str]:
-    """Substantive words of a text (lower case, no short or common words)."""
-    return {w for w in _words(text) if len(w) > 2}
-
-
 def as_free_recall(item: Presented, note: str) -> Presented:
     """A presented choice item asked as free recall instead (the key becomes the reference)."""
     return item.model_copy(
@@ -100,52 +88,6 @@ def as_free_recall(item: Presented, note: str) -> Presented:
     )
 
 
-def _strategy_scores(question: str, options: Sequence[str]) -> dict[str, list[float]]:
-    """Per answer-free strategy, the score it gives each option (it picks a highest one)."""
-    lengths = [len(o) for o in options]
-    mean = sum(lengths) / len(lengths)
-    stem = _words(question)
-    option_words = [_words(o) for o in options]
-    longest = max(range(len(options)), key=lambda n: lengths[n])
-    return {
-        "longest": [float(n) for n in lengths],
-        "shortest": [float(-n) for n in lengths],
-        "most_words": [float(len(o.split())) for o in options],
-        "stem_overlap": [float(len(stem & w)) for w in option_words],
-        "convergence": [
-            float(sum(len(w & v) for m, v in enumerate(option_words) if m != n))
-            for n, w in enumerate(option_words)
-        ],
-        "odd_length": [abs(n - mean) for n in lengths],
-        "strike_longest": [
-            float(lengths[n]) if n != longest else -1.0 for n in range(len(options))
-        ],
-    }
-
-
-def guess_weights(question: str, options: Sequence[str], key: int) -> dict[str, float]:
-    """For each answer-free strategy, the chance it picks the key: 1 when the key alone scores
-    highest, 1/k when it ties with k − 1 others (a guesser breaks ties at random), else 0."""
-    out = {}
-    for name, values in _strategy_scores(question, options).items():
-        best = max(values)
-        tied = sum(1 for v in values if v == best)
-        out[name] = 1.0 / tied if values[key] == best else 0.0
-    return out
-
-
-def guessable_by(question: str, options: Sequence[str], key: int) -> list[str]:
-    """The answer-free strategies that single out the key, alone or in a tie (a strategy that
-    scores every option alike picks nothing)."""
-    everyone = 1 / len(options)
-    return [
-        name
-        for name, w in guess_weights(question, options, key).items()
-        if w > 0 and abs(w - everyone) > 1e-9
-    ]
-
-
-GUESS_CAP = 0.30  # no answer-free strategy may pick the key in more than this share of MCQs
 REPAIRABLE = frozenset({"M04", "M05", "M13", "M15"})  # flaws of the options' shape alone
 
 
@@ -168,7 +110,7 @@ def _as_free_recall(item: QuizItem, lesson: Lesson, note: str) -> Presented:
     )
 
 
-def _issues(item: QuizItem) -> list:
+def _issues(item: QuizItem) -> list[QuizIssue]:
     return mcq.blocking(
         mcq.audit_item(
             QuizQuestion(
@@ -239,7 +181,7 @@ def choice_forms(
         else:
             forms[item.id] = (fixed, 0, "repaired")
     stems = {i.id: i.question for i in bank}
-    admitted = _admit_within_guess_cap(
+    admitted = admit_within_guess_cap(
         {i: (stems[i], opts, key) for i, (opts, key, _) in forms.items()}
     )
     for item_id in list(forms):
@@ -250,7 +192,7 @@ def choice_forms(
     return forms, why
 
 
-_FORMS: dict[tuple, tuple[Curriculum | None, dict[str, Form], dict[str, str]]] = {}
+_FORMS: dict[tuple[object, ...], tuple[Curriculum | None, dict[str, Form], dict[str, str]]] = {}
 
 
 def phase_forms(
@@ -358,30 +300,6 @@ def present(
             )
         )
     return out
-
-
-def _admit_within_guess_cap(forms: dict[str, tuple[str, list[str], int]]) -> set[str]:
-    """Choose which items are asked as MCQs so that no answer-free strategy picks the key in
-    more than GUESS_CAP of them (expected share, ties broken at random): drop, one at a time,
-    the item that feeds the over-cap strategies most, until none is over."""
-    leaks = {
-        item_id: guess_weights(q, opts, key)
-        for item_id, (q, opts, key) in forms.items()
-        if len(opts) == 4 and 0 <= key < 4
-    }
-    while leaks:
-        totals: dict[str, float] = {}
-        for found in leaks.values():
-            for name, w in found.items():
-                totals[name] = totals.get(name, 0.0) + w
-        over = {name for name, t in totals.items() if t > GUESS_CAP * len(leaks) + 1e-9}
-        if not over:
-            break
-        worst = max(
-            leaks, key=lambda i: (sum(leaks[i][n] for n in over), sum(leaks[i].values()), i)
-        )
-        del leaks[worst]
-    return set(leaks)
 
 
 def place_key(options: Sequence[str], key: int, salt: str) -> tuple[list[str], int]:

@@ -138,7 +138,7 @@ def donors(curriculum: Curriculum | None, lesson: Lesson) -> list[Donor]:
     return out
 
 
-_DONORS: dict[tuple, tuple[Curriculum | None, list[Donor]]] = {}
+_DONORS: dict[tuple[object, ...], tuple[Curriculum | None, list[Donor]]] = {}
 
 
 def _jaccard(a: Iterable[str], b: Iterable[str]) -> float:
@@ -192,7 +192,7 @@ def repair(
     own_norm = {_norm(o) for o in item.options}
     lo, hi = LENGTH_BAND
     seen: set[str] = {_norm(key)}
-    ranked: list[tuple[tuple, str]] = []
+    ranked: list[tuple[tuple[object, ...], str]] = []
     for text in own_distractors:  # written for this stem: the most plausible, when they fit
         if lo * n_key <= len(text) <= hi * n_key and len(text) != n_key and form(text) == shape:
             seen.add(_norm(text))
@@ -239,7 +239,7 @@ def _norm(text: str) -> str:
 
 
 def _choose(
-    ranked: list[tuple[tuple, str]], n_key: int, n_longer: int, skip: int
+    ranked: list[tuple[tuple[object, ...], str]], n_key: int, n_longer: int, skip: int
 ) -> list[str] | None:
     """Three distractors, best ranked first, n_longer of them longer than the key; when the
     key is to be the longest, one distractor is close below it (no length outlier), and when

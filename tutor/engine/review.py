@@ -9,16 +9,19 @@ import threading
 import uuid
 from collections.abc import Generator
 from datetime import datetime
+from typing import Any
 
 from learning_system import ledger
 from learning_system.curriculum import Curriculum
+from learning_system.scheduling import Confidence
+from learning_system.scheduling import Outcome as Graded
 from learning_system.store import Store
-from tutor.engine import selection, selfgrade
+from tutor.engine import selection
 from tutor.engine.gatekeeper import Gatekeeper
+from tutor.engine.grading import YesNoScreen, graded_answer, key_point_grade
 from tutor.engine.items import Presented, grade, place_key, present
-from tutor.engine.lesson import graded_answer
 from tutor.engine.progress import Activity
-from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
+from tutor.engine.turns import PROMPT_KIND, Action, InvalidAction, Prompt, PromptKind, check_action
 from tutor.gates.checker import Block, Emit
 from tutor.gates.digest_view import GateDigest
 from tutor.gates.envelopes import QuizQuestion
@@ -36,7 +39,7 @@ class ReviewSession:
         self,
         store: Store,
         now: datetime | None = None,
-        provider=None,
+        provider: Any = None,
         activity: Activity | None = None,
         curriculum: Curriculum | None = None,
     ) -> None:
@@ -144,10 +147,86 @@ def concept_item(
     return shown[0]
 
 
+def _due_item(
+    store: Store, curriculum: Curriculum | None, due: ledger.DueItem, run_id: str
+) -> tuple[Presented, str] | None:
+    """What a due row is asked with, and the screen's title; None when it cannot be asked (it
+    stays due rather than asking its title)."""
+    if due.kind == "mistake":
+        row = ledger.mistake(store, due.id)  # read when it is shown, not all up front
+        if not row or row["status"] != "open" or not row["item"]:
+            return None
+        item = reshuffled(Presented.model_validate(row["item"]), f"{run_id}:{due.id}")
+        return item, f"Review · mistake from {row['lesson_id'] or 'an earlier lesson'}"
+    concept = ledger.concept_row(store, due.id) or {}
+    found = concept_item(store, curriculum, due.id, f"{run_id}:{due.id}")
+    if found is None:
+        return None
+    return found, f"Review · concept {concept.get('name') or due.id}"
+
+
+def _record(
+    store: Store,
+    due: ledger.DueItem,
+    item: Presented,
+    attempt_id: str,
+    answer: str,
+    outcome: Graded,
+    confidence: Confidence,
+    now: datetime | None,
+) -> str:
+    """The answer recorded and the schedule moved; what happens next, in words."""
+    ledger.record_attempt(
+        store,
+        ledger.Attempt(
+            id=attempt_id,
+            kind="review",
+            concept_id=due.concept_id,
+            item_id=item.id,
+            lesson_id=item.lesson_id or None,
+            answer=answer[:4000],
+            outcome=outcome,
+            confidence=confidence,
+            payload={"due": due.kind},
+            created_at=now,
+        ),
+    )
+    if due.kind == "mistake":
+        if ledger.review_mistake(store, due.id, outcome, confidence, now) == "resolved":
+            return "resolved: it leaves your due list"
+        return "it comes back tomorrow" + (" to confirm" if outcome == "correct" else "")
+    row = ledger.review_concept(store, due.id, outcome, confidence, now)
+    return f"next review {row['next_review'][:10]}; status {row['status']}"
+
+
+def _screen(
+    kind: PromptKind,
+    outcome: Emit | Block,
+    title: str,
+    position: str,
+    item: Presented | None = None,
+) -> Prompt:
+    """A gated review screen, or the banner of a withheld one."""
+    if isinstance(outcome, Block):
+        return _withheld(outcome.message_id, title, position, outcome)
+    return Prompt(
+        kind=kind,
+        message_id=outcome.message_id,
+        stage="review",
+        title=title,
+        position=position,
+        content=outcome.content,
+        item=item,
+        needs_confidence=item is not None,
+        unverified=outcome.unverified,
+        flags=outcome.flags,
+    )
+
+
 def review_script(
     store: Store,
     now: datetime | None = None,
-    provider=None,
+    provider: Any = None,
     run_id: str | None = None,
     curriculum: Curriculum | None = None,
 ) -> Script:
@@ -157,116 +236,43 @@ def review_script(
     total = len(queue)
     if not total:
         empty = gate.notice_turn(f"{run_id}:empty", "Nothing is due.")
-        yield Prompt(
-            kind="done",
-            message_id=f"{run_id}:empty",
-            stage="done",
-            title="Review",
-            position="done",
-            content=empty.content if isinstance(empty, Emit) else "",
-        )
+        content = empty.content if isinstance(empty, Emit) else ""
+        yield _done(f"{run_id}:empty", content)
         return
     for n, due in enumerate(queue, 1):
         position = f"review {n}/{total}"
-        if due.kind == "mistake":
-            row = ledger.mistake(store, due.id)  # read when it is shown, not all up front
-            if not row or row["status"] != "open" or not row["item"]:
-                continue
-            item = reshuffled(Presented.model_validate(row["item"]), f"{run_id}:{due.id}")
-            title = f"Review · mistake from {row['lesson_id'] or 'an earlier lesson'}"
-        else:
-            concept = ledger.concept_row(store, due.id) or {}
-            name = concept.get("name") or due.id
-            found = concept_item(store, curriculum, due.id, f"{run_id}:{due.id}")
-            if found is None:
-                continue  # nothing to ask it with: it stays due rather than asking its title
-            item = found
-            title = f"Review · concept {name}"
-        message_id = f"{run_id}:{n}"
-        outcome = gate.ask(
-            message_id,
-            item.render(),
-            [item.to_question()],
-            "checkpoint",
-            due.concept_id or item.id,
-            item.reference,
-        )
-        if isinstance(outcome, Block):
-            yield _withheld(message_id, title, position, outcome)
+        found = _due_item(store, curriculum, due, run_id)
+        if found is None:
             continue
-        kind = {"mcq": "choice", "numeric": "numeric", "free_recall": "text"}[item.type]
-        action = yield Prompt(
-            kind=kind,
-            message_id=message_id,
-            stage="review",
-            title=title,
-            position=position,
-            content=outcome.content,
-            item=item,
-            needs_confidence=True,
-            unverified=outcome.unverified,
-            flags=outcome.flags,
+        item, title = found
+        message_id = f"{run_id}:{n}"
+        concept = due.concept_id or item.id
+        asked = gate.ask(
+            message_id, item.render(), [item.to_question()], "checkpoint", concept, item.reference
         )
+        action = yield _screen(PROMPT_KIND[item.type], asked, title, position, item)
+        if isinstance(asked, Block):
+            continue
         idk = action.value == "idk"
         answer = action.text if item.type == "free_recall" else action.value
         passed = None if idk else grade(item, answer)
         if passed is None and not idk:
-            passed = False
-            if selfgrade.looks_like_an_answer(answer, item.question + " " + item.reference):
-                points = selfgrade.key_points(item.reference)
-                covered = 0
-                for k, point in enumerate(points, 1):
-                    check = yield from _self_grade_screen(
-                        gate,
-                        f"{message_id}:self:{k}",
-                        title,
-                        position,
-                        f"Your answer: {answer}\n\nKey point {k} of {len(points)}: {point}\n"
-                        "Did your answer make this point?",
-                        due.concept_id or item.id,
-                    )
-                    if check is None:
-                        break
-                    covered += check.value == "y"
-                else:
-                    passed = selfgrade.passes(covered, len(points))
-                if check is None:
-                    continue  # a key-point screen was withheld: not graded, it stays due
-        outcome_word = "idk" if idk else ("correct" if passed else "wrong")
-        confidence = "no_idea" if idk else action.confidence
-        ledger.record_attempt(
-            store,
-            ledger.Attempt(
-                id=f"{message_id}:answer",
-                kind="review",
-                concept_id=due.concept_id,
-                item_id=item.id,
-                lesson_id=item.lesson_id or None,
-                answer=answer[:4000],
-                outcome=outcome_word,
-                confidence=confidence,
-                payload={"due": due.kind},
-                created_at=now,
-            ),
+            screen = _self_grade_screens(gate, message_id, title, position, answer, concept)
+            passed = yield from key_point_grade(item, answer, screen)
+            if passed is None:
+                continue  # a key-point screen was withheld: not graded, it stays due
+        outcome: Graded = "idk" if idk else ("correct" if passed else "wrong")
+        confidence: Confidence = (
+            "no_idea" if idk or action.confidence is None else (action.confidence)
         )
-        if due.kind == "mistake":
-            status = ledger.review_mistake(store, due.id, outcome_word, confidence, now)
-            status = (
-                "resolved: it leaves your due list"
-                if status == "resolved"
-                else "it comes back tomorrow" + (" to confirm" if passed else "")
-            )
-        else:
-            row = ledger.review_concept(store, due.id, outcome_word, confidence, now)
-            status = f"next review {row['next_review'][:10]}; status {row['status']}"
+        status = _record(store, due, item, f"{message_id}:answer", answer, outcome, confidence, now)
         shown = answer
         if item.type == "mcq" and answer.isdigit():
             shown = f"{int(answer) + 1}. {item.options[int(answer)]}"
         shown = "I don't know" if idk else shown
-        verdict = "right" if passed else "not yet"
         content = (
-            f"{item.question}\n  You answered: {shown} ({confidence})\n  {verdict}. "
-            f"Reference: {item.reference}\n  ({status})"
+            f"{item.question}\n  You answered: {shown} ({confidence})\n  "
+            f"{'right' if passed else 'not yet'}. Reference: {item.reference}\n  ({status})"
         )
         graded = gate.grade(
             message_id + ":grade",
@@ -276,27 +282,35 @@ def review_script(
             bool(passed),
             item.reference,
         )
-        if isinstance(graded, Block):
-            yield _withheld(message_id + ":grade", title, position, graded)
-        else:
-            yield Prompt(
-                kind="read",
-                message_id=message_id + ":grade",
-                stage="review",
-                title=title,
-                position=position,
-                content=graded.content,
-                unverified=graded.unverified,
-                flags=graded.flags,
-            )
-    yield Prompt(
+        yield _screen("read", graded, title, position)
+    yield _done(f"{run_id}:done", f"Review done: {total} items. The schedule is updated.")
+
+
+def _done(message_id: str, content: str) -> Prompt:
+    return Prompt(
         kind="done",
-        message_id=f"{run_id}:done",
+        message_id=message_id,
         stage="done",
         title="Review",
         position="done",
-        content=f"Review done: {total} items. The schedule is updated.",
+        content=content,
     )
+
+
+def _self_grade_screens(
+    gate: Gatekeeper, message_id: str, title: str, position: str, answer: str, concept: str
+) -> YesNoScreen:
+    """The key-point screens of one answer's self-grade."""
+
+    def screen(k: int, point: str) -> Generator[Prompt, Action, Action | None]:
+        text = f"Your answer: {answer}\n\n{point}"
+        return (
+            yield from _self_grade_screen(
+                gate, f"{message_id}:self:{k}", title, position, text, concept
+            )
+        )
+
+    return screen
 
 
 def _self_grade_screen(

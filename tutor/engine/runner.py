@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from learning_system.curriculum import Curriculum
 from learning_system.session_lock import lease, opening
@@ -14,7 +15,7 @@ from tutor.engine.summary import LessonEnd, lesson_end
 from tutor.errors import TutorError
 
 
-def model_provider(store: Store, progress: Callable[[str], None] | None = None):
+def model_provider(store: Store, progress: Callable[[str], None] | None = None) -> Any:
     """The configured model provider, or None to run on the embedded offline default — also
     when a model is configured but does not answer (said once, then the lesson goes on)."""
     from tutor.llm import make_provider
@@ -115,9 +116,10 @@ def _open_session(
             raise TutorError(str(exc)) from None
     else:
         done = store.latest_session(curriculum=str(curriculum.root), status="done")
-        lesson = curriculum.next_lesson(done["lesson_id"] if done else None)
-        if lesson is None:
+        following = curriculum.next_lesson(done["lesson_id"] if done else None)
+        if following is None:
             return None
+        lesson = following
     from tutor.config import fetch_references
 
     return Session.start(

@@ -4,7 +4,7 @@ engine and `tutor items` both read them from here, so what is listed is what is 
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass
 
 from learning_system.curriculum import Curriculum, Lesson, QuizItem
 from tutor.engine.items import broad_to_narrow
@@ -23,38 +23,38 @@ def concept_id(lesson: Lesson) -> str:
     return f"{slug(lesson.id).replace('-', '')}-{slug(lesson.title)}"
 
 
-def strands(curriculum: Curriculum, lesson: Lesson) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Strand:
+    """One line of prerequisites the probe asks along: a prerequisite lesson and its bank
+    items; a catch-up batch pools the items of its `members`, each judged on its own answers."""
+
+    name: str
+    lesson: Lesson
+    concept: str
+    items: tuple[QuizItem, ...]
+    members: tuple[Strand, ...] = ()
+
+
+def strands(curriculum: Curriculum, lesson: Lesson) -> list[Strand]:
     """One strand per prerequisite lesson with a quiz bank (its whole bank); with none, the
     lesson's own starting point (its `pre` items, else its first four)."""
-    out = []
+    out: list[Strand] = []
     for ref in lesson.prerequisites:
         try:
             pre = curriculum.lesson(ref)
         except LookupError:
             continue
         if pre.quiz:
-            out.append(
-                {
-                    "name": pre.title,
-                    "lesson": pre,
-                    "concept": concept_id(pre),
-                    "items": list(pre.quiz),
-                }
-            )
+            out.append(Strand(pre.title, pre, concept_id(pre), tuple(pre.quiz)))
     if not out:
         own = [q for q in lesson.quiz if q.stage == "pre"] or lesson.quiz[:4]
         out.append(
-            {
-                "name": f"starting point for {lesson.title}",
-                "lesson": lesson,
-                "concept": concept_id(lesson),
-                "items": own,
-            }
+            Strand(f"starting point for {lesson.title}", lesson, concept_id(lesson), tuple(own))
         )
     return out
 
 
-def probe_batches(curriculum: Curriculum, lesson: Lesson) -> list[dict[str, Any]]:
+def probe_batches(curriculum: Curriculum, lesson: Lesson) -> list[Strand]:
     """The probe's batches: the strands, or — with CATCH_UP_STRANDS or more — catch-up batches
     of at most CATCH_UP_GROUP strands each (as even as can be), each pooling its strands' items
     and keeping them as `members`, so every strand is judged on answers of its own."""
@@ -63,20 +63,14 @@ def probe_batches(curriculum: Curriculum, lesson: Lesson) -> list[dict[str, Any]
         return found
     count = -(-len(found) // CATCH_UP_GROUP)
     size, extra = divmod(len(found), count)
-    out, start = [], 0
+    out: list[Strand] = []
+    start = 0
     for g in range(count):
         members = found[start : start + size + (g < extra)]
         start += len(members)
-        pooled = [q for s in members for q in broad_to_narrow(s["items"])]
-        out.append(
-            {
-                "name": "catch-up across " + ", ".join(s["name"] for s in members),
-                "lesson": lesson,
-                "concept": concept_id(lesson),
-                "items": pooled,
-                "members": members,
-            }
-        )
+        pooled = tuple(q for s in members for q in broad_to_narrow(s.items))
+        name = "catch-up across " + ", ".join(s.name for s in members)
+        out.append(Strand(name, lesson, concept_id(lesson), pooled, tuple(members)))
     return out
 
 

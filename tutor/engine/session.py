@@ -12,38 +12,23 @@ reported through the session's `activity`, which `close()` cancels.
 
 from __future__ import annotations
 
-import re
 import threading
 import uuid
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from learning_system import ledger
 from learning_system.curriculum import Curriculum, Lesson
-from learning_system.outcome import IngestConcept, PendingIngest, TaughtStep
-from learning_system.store import Store, iso
-from tutor.engine.concepts import evidence_for, lesson_concepts
+from learning_system.store import Store
+from tutor.engine.context import LessonContext
 from tutor.engine.gatekeeper import Gatekeeper
-from tutor.engine.items import Presented
-from tutor.engine.lesson import LessonScript
+from tutor.engine.journal import SessionJournal
+from tutor.engine.lesson import lesson_script
 from tutor.engine.progress import Activity
 from tutor.engine.selection import concept_id
 from tutor.engine.sources import gate_digest, lesson_digest
 from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
 
-
-def concept_status(store: Store, concept: str) -> str:
-    """The status rule (learning_system.scheduling.concept_status) over every graded answer
-    the store holds for the concept."""
-    from datetime import datetime
-
-    from learning_system.scheduling import concept_status as rule
-
-    return rule(
-        (datetime.fromisoformat(a["created_at"]), a["outcome"], a["confidence"])
-        for a in ledger.attempts(store, concept_id=concept)
-    )
+if TYPE_CHECKING:
+    from tutor.engine.drafter import Drafter
 
 
 class ReplayError(Exception):
@@ -58,8 +43,8 @@ class Session:
         lesson: Lesson,
         session_id: str,
         digest: dict[str, Any],
-        provider=None,
-        drafter=None,
+        provider: Any = None,
+        drafter: Drafter | None = None,
         activity: Activity | None = None,
     ) -> None:
         self.store = store
@@ -71,7 +56,6 @@ class Session:
         self.resumed = False
         self.activity = activity or Activity()
         self.title = f"{lesson.id} {lesson.title}"
-        self._lock = threading.Lock()
         self._acting = threading.Lock()
         self._breakers = [
             b
@@ -80,32 +64,26 @@ class Session:
         ]
         settings = getattr(provider, "settings", None)
         self._wait_max = float(getattr(settings, "wait_max", 0) or 0)
-        events = store.events(session_id)
-        self._memos = {
-            e["payload"]["key"]: e["payload"]["value"] for e in events if e["kind"] == "memo"
-        }
-        self._seq = (events[-1]["seq"] + 1) if events else 0
-        self._notes = 0
-        gate = Gatekeeper(store, gate_digest(digest, lesson, curriculum), provider)
-        gate.activity = self.activity
+        self.journal = SessionJournal(store, curriculum, lesson, session_id)
+        events = self.journal.events
+        gate = Gatekeeper(
+            store, gate_digest(digest, lesson, curriculum), provider, activity=self.activity
+        )
         if events:  # resuming: the replay finds the model verdicts it already had
             gate.reuse(session_id)
         if drafter is not None:
             drafter.activity = self.activity
-        self.script = LessonScript(
+        self.context = LessonContext(
             session_id=session_id,
             lesson=lesson,
             curriculum=curriculum,
             digest=digest,
             gate=gate,
-            memo=self._memo,
-            record=self._record,
+            journal=self.journal,
             drafter=drafter,
-            memoized=self._memoized,
         )
-        self._gen = self.script.run()
+        self._gen = lesson_script(self.context)
         recorded = [e for e in events if e["kind"] == "action"]
-        self.script.replaying = bool(recorded)
         self.prompt: Prompt = next(self._gen)
         for n, e in enumerate(recorded, 1):
             action = Action.model_validate(e["payload"])
@@ -114,7 +92,8 @@ class Session:
             except ValueError as exc:
                 raise ReplayError(f"recorded action {e['seq']} no longer fits: {exc}") from None
             if n == len(recorded):  # it lands where the learner stopped: prepare ahead again
-                self.script.replayed()
+                self.journal.replayed()
+                self.context.prep.replayed()
             self.prompt = self._gen.send(action)
         self.held: Action | None = self._held(events)
         self._save(self._status())
@@ -138,8 +117,8 @@ class Session:
         curriculum: Curriculum,
         lesson: Lesson,
         *,
-        provider=None,
-        drafter=None,
+        provider: Any = None,
+        drafter: Drafter | None = None,
         offline: bool = True,
         activity: Activity | None = None,
     ) -> Session:
@@ -174,8 +153,8 @@ class Session:
         curriculum: Curriculum,
         row: dict[str, Any],
         *,
-        provider=None,
-        drafter=None,
+        provider: Any = None,
+        drafter: Drafter | None = None,
         activity: Activity | None = None,
     ) -> Session:
         lesson = curriculum.lesson(row["lesson_id"])
@@ -198,15 +177,9 @@ class Session:
             self.activity.check()
             check_action(self.prompt, action)
             if action.kind == "claim":  # "I already know X": recorded; the probe still checks
-                self._notes += 1
-                self.store.add_note(
-                    f"{self.id}:claim:{self._seq}",
-                    self.id,
-                    "claimed_known",
-                    {"kind": "claimed_known", "text": action.text[:500]},
-                )
+                self.journal.claimed(action.text)
                 return self.prompt
-            self._append("action", action.model_dump(exclude_defaults=True))
+            self.journal.append("action", action.model_dump(exclude_defaults=True))
             self.held = None
             watchdog = self._watchdog()
             try:
@@ -241,7 +214,7 @@ class Session:
         back as `held` for the learner to tag. Raises InvalidAction when it does not fit."""
         if self.prompt.kind != "text" or action.kind != "text" or not action.text.strip():
             raise InvalidAction("only typed text can be held before it is complete")
-        self._append(
+        self.journal.append(
             "held",
             {
                 "message_id": self.prompt.message_id,
@@ -254,7 +227,7 @@ class Session:
         """`done` only for a lesson that taught or asked something; `incomplete` otherwise."""
         if not self.done:
             return "active"
-        return "done" if self.script.completed else "incomplete"
+        return "done" if self.context.completed else "incomplete"
 
     def close(self) -> None:
         """Stop background work (drafts, verifications); safe to call more than once."""
@@ -275,160 +248,3 @@ class Session:
             self.prompt.position,
             {"digest_id": self.digest.get("id")},
         )
-
-    def _append(self, kind: str, payload: dict[str, Any]) -> None:
-        with self._lock:
-            self.store.append_event(self.id, self._seq, kind, payload)
-            self._seq += 1
-
-    def _memoized(self, key: str) -> bool:
-        with self._lock:
-            return key in self._memos
-
-    def _memo(self, key: str, compute: Callable[[], Any]) -> Any:
-        with self._lock:
-            if key in self._memos:
-                return self._memos[key]
-        value = compute()
-        with self._lock:
-            if key not in self._memos:
-                self._memos[key] = value
-                self.store.append_event(self.id, self._seq, "memo", {"key": key, "value": value})
-                self._seq += 1
-            return self._memos[key]
-
-    # records the Tutor may write: attempts, mistakes, notes, the pending ingest --------------
-    def _record(self, kind: str, data: dict[str, Any]) -> None:
-        if kind == "attempt":
-            item: Presented | None = data.get("item")
-            ledger.record_attempt(
-                self.store,
-                ledger.Attempt(
-                    id=data["attempt_id"],
-                    session_id=self.id,
-                    lesson_id=self.lesson.id,
-                    concept_id=data.get("concept"),
-                    item_id=item.id if item else None,
-                    kind=data["purpose"],
-                    answer=str(data.get("answer", ""))[:4000],
-                    outcome=data["outcome"],
-                    confidence=data.get("confidence"),
-                    feynman=data.get("feynman"),
-                    payload={
-                        "question": item.question if item else "",
-                        "rubric_hits": data.get("rubric_hits", []),
-                    },
-                ),
-            )
-        elif kind == "grade":
-            ledger.grade_attempt(self.store, data["attempt_id"], data["outcome"])
-        elif kind == "mistake":
-            item = data.get("item")
-            ledger.record_mistake(
-                self.store,
-                ledger.Mistake(
-                    id="m:" + data["attempt_id"],
-                    attempt_id=data["attempt_id"],
-                    concept_id=data.get("concept"),
-                    item_id=item.id if item else None,
-                    lesson_id=self.lesson.id,
-                    error_type=data["error_type"],
-                    attribution=data.get("attribution", "")[:2000],
-                    retest_early=bool(data.get("retest_early")),
-                    item=item.model_dump(mode="json") if item else {},
-                ),
-            )
-        elif kind == "note":
-            self._notes += 1
-            self.store.add_note(f"{self.id}:note:{self._notes}", self.id, data["kind"], data)
-        elif kind == "finish":
-            self._finish(data)
-
-    def _finish(self, data: dict[str, Any]) -> None:
-        attempts = ledger.attempts(self.store, session_id=self.id)
-        mistakes = [
-            m["id"]
-            for m in ledger.mistakes(self.store)
-            if m["attempt_id"].startswith(self.id + ":")
-        ]
-        by_concept: dict[str, list[str]] = {}
-        for a in attempts:
-            if a["concept_id"]:
-                by_concept.setdefault(a["concept_id"], []).append(a["id"])
-        names = {concept_id(self.lesson): self.lesson.title}
-        verdict_by_concept: dict[str, str] = {}
-        for ref in self.lesson.prerequisites:
-            try:
-                pre = self.curriculum.lesson(ref)
-            except LookupError:
-                continue
-            names[concept_id(pre)] = pre.title
-            if pre.title in data["verdicts"]:
-                verdict_by_concept[concept_id(pre)] = data["verdicts"][pre.title]
-        concepts = [
-            IngestConcept(
-                id=cid,
-                name=names.get(cid, cid),
-                lesson_id=self.lesson.id,
-                kind_hint=self.lesson.type,
-                language=", ".join(self.lesson.languages),
-                status_hint=concept_status(self.store, cid),
-                evidence=ids,
-            )
-            for cid, ids in sorted(by_concept.items())
-        ]
-        text = self._lesson_text()
-        glossary = {
-            term: meaning
-            for term, meaning in sorted(self.curriculum.glossary.items())
-            if re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE)
-        }
-        own = [a for a in attempts if a["concept_id"] == concept_id(self.lesson)]
-        known = {c.id for c in concepts}
-        for c in lesson_concepts(self.lesson, glossary):  # each of the lesson's concepts
-            if c["id"] not in known:
-                concepts.append(
-                    IngestConcept(
-                        id=c["id"],
-                        name=c["name"],
-                        lesson_id=self.lesson.id,
-                        kind_hint=self.lesson.type,
-                        language=", ".join(self.lesson.languages),
-                        evidence=evidence_for(c, own),
-                    )
-                )
-        pending = PendingIngest(
-            id=f"ingest:{self.id}",
-            session_id=self.id,
-            lesson_id=self.lesson.id,
-            lesson_title=self.lesson.title,
-            curriculum=str(self.curriculum.root),
-            concepts=concepts,
-            attempt_ids=[a["id"] for a in attempts],
-            mistake_ids=mistakes,
-            glossary=glossary,
-            verdict=data["verdicts"],
-            plan=data["plan"],
-            taught=[
-                TaughtStep(
-                    step_id=t["step_id"],
-                    title=t["title"],
-                    content=t["content"],
-                    sources=t["sources"],
-                    unverified=t["unverified"],
-                    receipt_ids=[r["receipt_id"] for r in self.store.receipts_for(t["step_id"])],
-                    concept_id=concept_id(self.lesson),
-                )
-                for t in data["taught"]
-            ],
-            skipped=list(data.get("skipped", [])),
-            created_at=iso(),
-        )
-        self.store.save_ingest(pending.id, self.id, self.lesson.id, pending.model_dump(mode="json"))
-
-    def _lesson_text(self) -> str:
-        path: Path | None = self.lesson.doc_path
-        try:
-            return path.read_text(encoding="utf-8", errors="replace") if path else ""
-        except OSError:
-            return ""

@@ -17,7 +17,7 @@ def lesson_digest(
     *,
     offline: bool,
     activity: Activity | None = None,
-    provider=None,
+    provider: Any = None,
 ) -> dict[str, Any]:
     """Prepare the lesson's digest with the Scout (stored by it) and return it as data. Each
     source read is reported to `activity`; once it is `stopping`, sources still being fetched

@@ -10,14 +10,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from learning_system.ledger import ErrorType
 from tutor.engine.items import Presented
 
 PromptKind = Literal["read", "choice", "numeric", "text", "yes_no", "error_type", "done"]
 ActionKind = Literal["next", "answer", "text", "yes_no", "error_type", "skip", "claim"]
 Confidence = Literal["sure", "hunch", "no_idea"]
 
+PROMPT_KIND: dict[str, PromptKind] = {"mcq": "choice", "numeric": "numeric", "free_recall": "text"}
 CONFIDENCE_KEYS = {"s": "sure", "h": "hunch", "n": "no_idea"}
-ERROR_TYPES = ("structural", "deviation", "application", "metacognitive")
+ERROR_TYPES: tuple[ErrorType, ...] = ("structural", "deviation", "application", "metacognitive")
 ERROR_TYPE_MEANING = {
     "structural": "I did not know or misunderstood the idea itself",
     "deviation": "I knew it but slipped: a misread, a sign, a step skipped",

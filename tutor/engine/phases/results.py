@@ -1,0 +1,214 @@
+"""A probe batch's results: each answer graded and shown, the follow-ups the rules call for (a
+re-probe after a right hunch, "why?" after one sure answer at Apply or above), and each strand's
+verdict with its evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import asdict, replace
+
+from tutor.engine.asking import ask
+from tutor.engine.context import LessonContext
+from tutor.engine.grading import reveal, shown_answer
+from tutor.engine.items import Presented
+from tutor.engine.records import Answer, Mistake, Note
+from tutor.engine.screens import gated, status, yes_no
+from tutor.engine.selection import Strand
+from tutor.engine.turns import Action, Prompt, Table
+from tutor.engine.verdicts import MIN_EVIDENCE, NOT_PROBED, Evidence, strand_verdict
+
+Script = Generator[Prompt, Action, None]
+DEEP_BLOOM = ("apply", "analyze", "evaluate", "create")
+
+
+def _cut(text: str, width: int) -> str:
+    """One line of at most `width` characters; a cut is marked with an ellipsis."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _row(ctx: LessonContext, a: Answer, follow_up: str = "") -> Evidence:
+    item = a.item
+    assert item is not None
+    return Evidence(
+        item=item.id,
+        lesson=item.lesson_id,
+        answer=shown_answer(item, a.answer),
+        confidence=a.confidence,
+        outcome=a.outcome,
+        follow_up=follow_up,
+        self_graded=item.type == "free_recall" and ctx.drafter is None,
+    )
+
+
+def run(
+    ctx: LessonContext, strand: Strand, title: str, answers: list[Answer], free: list[Answer]
+) -> Script:
+    title = title + " · results"
+    if not answers and not free:
+        # every question of the strand was withheld: there is nothing to judge
+        ctx.journal.record(
+            Note("verdict", {"strand": strand.name, "verdict": NOT_PROBED, "evidence": []})
+        )
+        yield from status(
+            ctx,
+            "results",
+            title,
+            f"No verdict for {strand.name}: its questions were withheld, so nothing was asked.",
+        )
+        return
+    graded = yield from reveal(ctx, answers + free, title)
+    answers, free = graded[: len(answers)], graded[len(answers) :]
+    evidence: list[Evidence] = []
+    misconceived: set[str] = set()
+    why_done = False
+    for a in answers:
+        item = a.item
+        assert item is not None
+        follow_up = ""
+        if a.outcome == "correct" and a.confidence == "hunch":
+            follow_up = yield from reprobe(ctx, strand, item, title)
+        elif (
+            a.outcome == "correct"
+            and a.confidence == "sure"
+            and not why_done
+            and item.bloom in DEEP_BLOOM
+        ):
+            why_done = True
+            sound = yield from why(ctx, a, title)
+            if sound is None:
+                follow_up = "why: withheld"
+            else:
+                follow_up = "why: sound" if sound else "why: misconception"
+            if sound is False:
+                misconceived.add(item.lesson_id)
+        evidence.append(_row(ctx, a, follow_up))
+    evidence += [
+        replace(_row(ctx, f, "free recall"), self_graded=ctx.drafter is None) for f in free
+    ]
+    members = strand.members or (strand,)
+    for member in members:  # each strand judged on its own answers only
+        own = [r for r in evidence if r.lesson == member.lesson.id]
+        ctx.verdicts[member.name] = strand_verdict(own, member.lesson.id in misconceived)
+    if strand.members:
+        judged = [ctx.verdicts[m.name] for m in members]
+        verdict = (
+            NOT_PROBED
+            if all(v == NOT_PROBED for v in judged)
+            else strand_verdict(evidence, bool(misconceived))
+        )
+    else:
+        verdict = ctx.verdicts[strand.name]
+    ctx.journal.record(
+        Note(
+            "verdict",
+            {
+                "strand": strand.name,
+                "verdict": verdict,
+                "evidence": [asdict(r) for r in evidence],
+                "verdicts": dict(ctx.verdicts),
+            },
+        )
+    )
+    yield from _summary(ctx, strand, members, title, verdict, evidence)
+
+
+def _summary(
+    ctx: LessonContext,
+    strand: Strand,
+    members: tuple[Strand, ...],
+    title: str,
+    verdict: str,
+    evidence: list[Evidence],
+) -> Script:
+    lines = [f"Verdict for {strand.name}: {verdict}", ""]
+    wide = max(len(r.item) for r in evidence) if evidence else 0
+    lines += [
+        f"  {r.item:<{wide}}  {_cut(r.answer, 24):<24} "
+        f"{r.confidence or '':<8} {r.outcome:<8} {r.follow_up}".rstrip()
+        for r in evidence
+    ]
+    if strand.members:
+        lines += ["", "By strand:"]
+        lines += [f"  {m.name}: {ctx.verdicts[m.name]}" for m in strand.members]
+    if NOT_PROBED in [ctx.verdicts[m.name] for m in members]:
+        lines += [
+            "",
+            f"'{NOT_PROBED}': fewer than {MIN_EVIDENCE} answers of that strand's "
+            "own, so no verdict; the plan refreshes it.",
+        ]
+    rows = [[r.item, r.answer, r.confidence or "", r.outcome, r.follow_up] for r in evidence]
+    yield from status(
+        ctx,
+        "results",
+        title,
+        "\n".join(lines),
+        table=Table(headers=["item", "answer", "confidence", "outcome", "follow-up"], rows=rows),
+    )
+
+
+def reprobe(
+    ctx: LessonContext, strand: Strand, item: Presented, title: str
+) -> Generator[Prompt, Action, str]:
+    """Right but a hunch: one more item on the same concept (the same lesson's bank), a
+    different item; it counts only when it is right and sure."""
+    spare = [
+        p for p in ctx.prep.pool(strand) if p.id not in ctx.asked and p.lesson_id == item.lesson_id
+    ]
+    spare.sort(key=lambda p: p.type == "free_recall")
+    drafter = ctx.drafter
+    if drafter is not None:
+        made = ctx.journal.memo(f"reprobe:{item.id}", lambda: drafter.isomorphic(item))
+        if made:
+            spare.insert(0, Presented.model_validate(made))
+    if not spare:
+        return "re-probe: none available"
+    yield from status(
+        ctx, "results", title, "You were right but tagged it a hunch: one more, worded differently."
+    )
+    again = yield from ask(
+        ctx, spare[0], "probe", title + " · re-probe", ctx.concept_of(spare[0]), feedback=True
+    )
+    if again and again.outcome == "correct":
+        return "re-probe: right, sure" if again.confidence == "sure" else "re-probe: right, unsure"
+    return "re-probe: wrong"
+
+
+def why(ctx: LessonContext, answer: Answer, title: str) -> Generator[Prompt, Action, bool | None]:
+    """ "You were sure: why?" and the learner's check of their reasoning against the reference;
+    a wrong reasoning is a misconception. None when the spot-check could not be shown."""
+    item = answer.item
+    assert item is not None
+    action = yield from gated(
+        ctx,
+        "text",
+        "results",
+        title,
+        f"You were sure about: {item.question}\nWhy? Give your reasoning in a sentence or two.",
+        purpose="probe",
+    )
+    if action is None:
+        return None
+    check = yield from yes_no(
+        ctx,
+        "results",
+        title,
+        f"Your reasoning: {action.text}\nReference: {item.reference}\n\n"
+        "Does your reasoning match the reference?",
+    )
+    if check is None:
+        return None
+    sound = check.value == "y"
+    reasoning = replace(
+        answer,
+        answer=action.text,
+        attempt_id=answer.attempt_id + ":why",
+        outcome="correct" if sound else "wrong",
+        purpose="why",
+    )
+    ctx.journal.record(reasoning)
+    if not sound:
+        ctx.journal.record(
+            Mistake(reasoning, "structural", "misconception: " + action.text, retest_early=True)
+        )
+    return sound

@@ -1,0 +1,182 @@
+"""Teach: each planned step, drafted (or compiled) and fact-checked — prepared ahead while the
+one before is read — then a checkpoint after every second step and the Feynman explain-back
+after the last."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+from tutor.engine import items as bank
+from tutor.engine import selection
+from tutor.engine.asking import ask
+from tutor.engine.context import LessonContext
+from tutor.engine.items import Presented
+from tutor.engine.records import Answer, Note, Taught
+from tutor.engine.screens import gated, show, withheld, yes_no
+from tutor.engine.steps import Step, key_sentences, labels
+from tutor.engine.turns import Action, Prompt
+from tutor.gates.checker import Block
+
+QUIZ_KEEP = 2  # checkpoints never take the end-of-lesson quiz below this many items
+FEYNMAN_RUBRIC = [
+    "says what it is in your own words",
+    "says when and why it is used",
+    "says how it differs from its nearest neighbour",
+    "gives one concrete example",
+]
+
+Script = Generator[Prompt, Action, None]
+
+
+def feynman_question(rule: str) -> str:
+    """`says what it is…` → `Does it say what it is…?`"""
+    verb, _, rest = rule.partition(" ")
+    base = {"says": "say", "gives": "give", "does": "do", "has": "have"}.get(
+        verb, verb[:-1] if verb.endswith("s") else verb
+    )
+    return f"Does it {base} {rest}?"
+
+
+def run(ctx: LessonContext, plan: list[Step]) -> Script:
+    for n, step in enumerate(plan, 1):
+        ctx.position = f"step {n}/{len(plan)}"
+        yield from teach_step(ctx, step, n, plan)
+
+
+def teach_step(ctx: LessonContext, step: Step, n: int, plan: list[Step]) -> Script:
+    total = len(plan)
+    ctx.prep.steps(plan, n)
+    if n == total:
+        ctx.prep.quiz()  # the quiz is prepared while the last step is read
+    made, outcome = ctx.prep.step(step, n)
+    title = f"Step {n}/{total} · {step.title}"
+    if isinstance(outcome, Block):
+        yield from withheld(ctx, "teach", title, outcome)
+        return
+    action = yield from show(
+        ctx, "teach", title, outcome, sources=labels(ctx, step, made["sources"])
+    )
+    if action.kind == "skip":  # not taught: kept apart in the notes and the outcome
+        ctx.skipped.append(step.title)
+        ctx.journal.record(Note("skipped", {"step": step.title}))
+        return
+    ctx.taught.append(
+        Taught(outcome.message_id, step.title, outcome.content, made["sources"], outcome.unverified)
+    )
+    yield from checkpoint(ctx, step, n, total)
+
+
+def checkpoint(ctx: LessonContext, step: Step, n: int, total: int) -> Script:
+    """A checkpoint after every second step (and the last): the Feynman explain-back at the
+    end of the lesson; otherwise a bank item neither the probe nor the quiz uses (`check`
+    items first; the quiz keeps at least QUIZ_KEEP), else a free-recall question on the step's
+    own key sentences, self-graded by key points."""
+    title = f"Step {n}/{total} · checkpoint"
+    if n == total:
+        yield from feynman(ctx, title)
+        return
+    if n % 2:
+        return
+    quiz_ids = [q.id for q in selection.quiz_bank(ctx.lesson) if q.id not in ctx.asked]
+    spare_quiz = set(quiz_ids[QUIZ_KEEP:])
+    candidates = [
+        q
+        for q in ctx.lesson.quiz
+        if q.id not in ctx.asked
+        and (q.stage == "check" or q.id not in quiz_ids or q.id in spare_quiz)
+    ]
+    candidates.sort(key=lambda q: (q.stage != "check", q.id in spare_quiz, q.index))
+    checks = [
+        p
+        for p in bank.present(
+            candidates, ctx.lesson, salt=f"{ctx.session_id}:check:{n}", curriculum=ctx.curriculum
+        )
+        if p.type in ("mcq", "numeric")
+    ]
+    if checks:
+        yield from ask(ctx, checks[0], "checkpoint", title, ctx.concept, feedback=True)
+        return
+    sentences = key_sentences(step.section.text, 3)
+    if not sentences:
+        return
+    item = Presented(
+        id=f"{ctx.concept}-step{n}-recall",
+        lesson_id=ctx.lesson.id,
+        type="free_recall",
+        question=f"In your own words: what did this step say about {step.section.title}?",
+        reference=" ".join(sentences),
+        bloom="understand",
+        stage="check",
+    )
+    yield from ask(ctx, item, "checkpoint", title, ctx.concept, feedback=True)
+
+
+def feynman(ctx: LessonContext, title: str) -> Script:
+    """Explain the lesson back; the learner checks it against the four rubric rules; passed
+    with all four. Recorded as an attempt and shown as a gated grade."""
+    action = yield from gated(
+        ctx,
+        "text",
+        "checkpoint",
+        title,
+        f"Explain {ctx.lesson.title} back, as if to a friend. A good explanation:\n"
+        + "\n".join(f"  {n}. {r}" for n, r in enumerate(FEYNMAN_RUBRIC, 1)),
+    )
+    if action is None:
+        return
+    hits = []
+    for n, rule in enumerate(FEYNMAN_RUBRIC, 1):
+        check = yield from yes_no(
+            ctx,
+            "checkpoint",
+            title,
+            f"Your explanation: {action.text}\n\n{feynman_question(rule)} "
+            f"({n} of {len(FEYNMAN_RUBRIC)})",
+        )
+        if check is None:
+            return  # a rubric screen was withheld: no Feynman grade from part of the rubric
+        if check.value == "y":
+            hits.append(rule)
+    passed = len(hits) == len(FEYNMAN_RUBRIC)
+    ctx.journal.record(
+        Answer(
+            attempt_id=ctx.mid("feynman-attempt"),
+            purpose="feynman",
+            concept=ctx.concept,
+            item=None,
+            answer=action.text,
+            confidence=None,
+            outcome="correct" if passed else "wrong",
+            feynman=passed,
+            rubric_hits=tuple(hits),
+        )
+    )
+    item = Presented(
+        id=f"{ctx.concept}-feynman",
+        lesson_id=ctx.lesson.id,
+        type="free_recall",
+        question=f"Explain {ctx.lesson.title} back.",
+        reference=ctx.lesson.motto or ctx.lesson.title,
+        bloom="understand",
+        stage="check",
+    )
+    missing = [r for r in FEYNMAN_RUBRIC if r not in hits]
+    content = (
+        f"Feynman check: {'passed' if passed else 'not yet'} — {len(hits)} of "
+        f"{len(FEYNMAN_RUBRIC)}."
+        + ("" if passed else " Still to cover: it " + "; it ".join(missing) + ".")
+    )
+    outcome = ctx.gate.grade(
+        ctx.mid("feynman-grade"),
+        content,
+        item.to_question(),
+        action.text,
+        passed,
+        item.reference,
+        rubric=FEYNMAN_RUBRIC,
+        rubric_hits=hits,
+    )
+    if isinstance(outcome, Block):
+        yield from withheld(ctx, "checkpoint", title, outcome)
+    else:
+        yield from show(ctx, "checkpoint", title, outcome)

@@ -1,0 +1,55 @@
+"""The probe's questions for one strand: its bank items as presented (broad to narrow), the
+groups the edge search runs over, and the explain-in-your-own-words item of each strand."""
+
+from __future__ import annotations
+
+from learning_system.curriculum import Lesson
+from tutor.engine import items as bank
+from tutor.engine.context import LessonContext
+from tutor.engine.items import Presented
+from tutor.engine.selection import Strand, concept_id
+
+
+def presented(ctx: LessonContext, strand: Strand) -> list[Presented]:
+    """A strand's items as presented, broad to narrow, before any model rewrite."""
+    return bank.present(
+        bank.broad_to_narrow(strand.items),
+        strand.lesson,
+        salt=f"{ctx.session_id}:probe:{strand.concept}",
+        curriculum=ctx.curriculum,
+    )
+
+
+def choices(pool: list[Presented]) -> list[Presented]:
+    return [p for p in pool if p.type in ("mcq", "numeric")]
+
+
+def queues(strand: Strand, choice: list[Presented]) -> list[list[Presented]]:
+    """The choice items of each group the edge search runs over: one per catch-up member, or
+    the strand's own."""
+    if not strand.members:
+        return [choice]
+    return [[p for p in choice if p.lesson_id == m.lesson.id] for m in strand.members]
+
+
+def explained(strand: Strand) -> list[Strand]:
+    """The strands that get an explain-in-your-own-words item: the strand itself, or in a
+    catch-up the two members the MCQs reach least (the first two)."""
+    return list(strand.members[:2]) or [strand]
+
+
+def explain_item(lesson: Lesson) -> Presented:
+    """Explain the lesson in your own words (its key insight, for a math lesson), graded
+    against its motto or first objective."""
+    reference = lesson.motto or (lesson.objectives[0] if lesson.objectives else lesson.title)
+    math = any(i.type == "numeric" for i in lesson.quiz)
+    what = "the key insight behind" if math else "in your own words:"
+    return Presented(
+        id=f"{concept_id(lesson)}-explain",
+        lesson_id=lesson.id,
+        type="free_recall",
+        question=f"Explain {what} {lesson.title}.",
+        reference=reference,
+        bloom="understand",
+        stage="pre",
+    )

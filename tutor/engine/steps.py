@@ -1,0 +1,154 @@
+"""Teaching steps: which sections a lesson teaches from, a step compiled from its source's own
+text (offline) or drafted by the model, and the step passed through fact_check. Used by the
+plan, the teaching phase and the preparation ahead."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, NotRequired, TypedDict
+
+from learning_system.curriculum import Lesson, Section
+from tutor.engine.context import LessonContext
+from tutor.engine.words import words
+from tutor.gates.checker import Block, Emit
+
+SKIP_SECTIONS = {"learning objectives", "further reading", "exercises", "ship it"}
+RELEVANCE_MIN = 2  # shared substantive words for an external excerpt to join a step
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(`])")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One teaching step: a section of a lesson (this one, or a prerequisite to refresh)."""
+
+    title: str
+    section: Section
+    lesson: Lesson
+
+
+class StepText(TypedDict):
+    """A step's text as it is memoised: what is shown, the sources it cites and the excerpt
+    it is checked against; `model` when a model drafted it."""
+
+    content: str
+    sources: list[str]
+    excerpt: str
+    model: NotRequired[bool]
+
+
+def key_sentences(text: str, n: int = 2) -> list[str]:
+    """The first prose sentences of a section: its load-bearing claims, quoted verbatim."""
+    out: list[str] = []
+    for para in re.split(r"\n\s*\n", text):
+        p = para.strip()
+        if not p or p.startswith(("#", "```", "|", "-", "*", ">", "    ")) or len(p) < 40:
+            continue
+        for sentence in _SENTENCE.split(" ".join(p.split())):
+            if 30 <= len(sentence) <= 300 and sentence not in out:
+                out.append(sentence)
+            if len(out) >= n:
+                return out
+    return out
+
+
+def teaching_sections(lesson: Lesson) -> list[Section]:
+    """Each `##` section with its subsections, in order, when it has prose to teach from."""
+    out = []
+    for s in lesson.sections:
+        if s.level != 2 or s.title.lower() in SKIP_SECTIONS:
+            continue
+        text = lesson.section_text(s.title) or s.text
+        if key_sentences(text, 1):
+            out.append(Section(title=s.title, level=2, text=text))
+    return out
+
+
+def where(ctx: LessonContext, step: Step) -> str:
+    """`primary` for the lesson's own section, else the prerequisite's lesson id."""
+    return "primary" if step.lesson is ctx.lesson else step.lesson.id
+
+
+def labels(ctx: LessonContext, step: Step, urls: list[str]) -> list[str]:
+    """The step's sources as a learner reads them: `primary §The Concept`, a title."""
+    titles = {s["url"]: s.get("title") or s["url"] for s in ctx.digest.get("sources", [])}
+    own = {ctx.primary, str(step.lesson.doc_path)}
+    return [
+        f"{where(ctx, step)} §{step.section.title}" if u in own else titles.get(u, u) for u in urls
+    ]
+
+
+def external_for(digest: dict[str, Any], section: Section) -> dict[str, Any] | None:
+    """The external excerpt that best matches the section's claims (most shared substantive
+    words, at least RELEVANCE_MIN), or None."""
+    ok = [
+        s
+        for s in digest.get("sources", [])
+        if s.get("kind") != "primary"
+        and s.get("status") in ("ok", "changed", "new")
+        and s.get("excerpt")
+    ]
+    if not ok:
+        return None
+    wanted = words(" ".join([section.title, *key_sentences(section.text, 3)]))
+    scored = [(len(wanted & words(s["excerpt"])), -n, s) for n, s in enumerate(ok)]
+    score, _, best = max(scored, key=lambda t: (t[0], t[1]))
+    return best if score >= RELEVANCE_MIN else None
+
+
+def compile_step(ctx: LessonContext, step: Step) -> StepText:
+    """Offline: the step is the source's own section with its provenance, not generated."""
+    section = step.section
+    parts = [f"[source: {where(ctx, step)} §{section.title}]", "", section.text.strip()]
+    excerpt = [section.text]
+    sources = [ctx.primary if step.lesson is ctx.lesson else str(step.lesson.doc_path)]
+    ext = external_for(ctx.digest, section)
+    if ext:
+        parts += ["", f"[external: {ext.get('title') or ext['url']}]", ext["excerpt"]]
+        excerpt.append(ext["excerpt"])
+        sources.append(ext["url"])
+    return {"content": "\n".join(parts), "sources": sources, "excerpt": "\n\n".join(excerpt)}
+
+
+def prepare_step(ctx: LessonContext, step: Step, n: int) -> tuple[StepText, Emit | Block]:
+    """Draft step n (compiled offline, or by the model) and pass it through fact_check."""
+    drafter = ctx.drafter
+
+    def draft() -> StepText:
+        compiled = compile_step(ctx, step)
+        if drafter is None or not ctx.gate.model_checks():
+            return compiled  # a draft no model can check is never shown: not asked for
+        position = f"step {n} of {len(ctx.plan_titles)}"
+        return drafter.draft(step.title, compiled, ctx.verdicts, position) or compiled
+
+    made = ctx.journal.memo(f"step:{n}", draft)
+    mid = f"{ctx.session_id}:teach:{n}"
+    revise = None
+    if drafter is not None and made.get("model"):
+
+        def revise(text: str, flagged: list[tuple[str, str]]) -> str | None:
+            cycle = ctx.revisions.setdefault(n, 0) + 1
+            ctx.revisions[n] = cycle
+            return ctx.journal.memo(
+                f"revise:{n}:{cycle}", lambda: drafter.revise(step.title, made, text, flagged)
+            )
+
+    outcome = ctx.gate.teach(
+        mid, made["content"], made["sources"], made["excerpt"], context=step.title, revise=revise
+    )
+    unchecked = made.get("model") and ctx.gate.verified_by.get(mid) != "model"
+    if unchecked or (
+        isinstance(outcome, Block) and (made.get("model") or ctx.gate.verifier is not None)
+    ):
+        # the model's draft stayed blocked, or no model could check it (the verifier failed
+        # or went offline): the lesson's own text, checked against itself
+        made = compile_step(ctx, step)
+        outcome = ctx.gate.teach(
+            mid + ":source",
+            made["content"],
+            made["sources"],
+            made["excerpt"],
+            context=step.title,
+            offline=True,
+        )
+    return made, outcome

@@ -1,0 +1,64 @@
+"""A strand's verdict from its own graded answers: the evidence rows and the scoring rules."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+MIN_EVIDENCE = 2  # a strand's verdict needs this many graded answers of its own concept
+SELF_GRADED_WEIGHT = 0.5  # a self-graded free-recall answer counts half an MCQ's
+SOLID_SHARE = 0.7
+UNKNOWN_SHARE = 0.25
+NOT_PROBED = "not probed"
+MIXED_EVIDENCE = 4  # answers a strand needs before mixed (known and unknown) ones settle it
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One row of a strand's evidence: the item, the answer as shown, its confidence, the
+    outcome and the follow-up the rules called for."""
+
+    item: str
+    lesson: str
+    answer: str
+    confidence: str | None
+    outcome: str
+    follow_up: str = ""
+    self_graded: bool = False
+
+
+def credit(row: Evidence) -> float:
+    """How known an answer shows the strand to be: 1 when right and sure, or right with a hunch
+    and then right and sure on its re-probe; 0.5 when the re-probe is right but unsure again
+    (two lucky guesses in a row are unlikely), and for a free-recall answer right but unsure
+    (it cannot be guessed from options); otherwise 0."""
+    if row.outcome != "correct":
+        return 0.0
+    if row.confidence == "sure" or row.follow_up == "re-probe: right, sure":
+        return 1.0
+    if row.follow_up in ("re-probe: right, unsure", "free recall"):
+        return 0.5  # right twice, or in one's own words, yet unsure
+    return 0.0
+
+
+def category(known: float, total: float) -> str:
+    """`unknown` below UNKNOWN_SHARE known, `solid` at SOLID_SHARE or more, else `unstable`."""
+    share = known / total if total else 0.0
+    return "unknown" if share < UNKNOWN_SHARE else "solid" if share >= SOLID_SHARE else "unstable"
+
+
+def strand_verdict(evidence: Sequence[Evidence], misconception: bool = False) -> str:
+    """From a strand's own graded answers: the known share (each answer's credit, weighted 1,
+    a self-graded one SELF_GRADED_WEIGHT). `solid` at SOLID_SHARE or more with no
+    misconception; `unknown` below UNKNOWN_SHARE; otherwise `unstable`. Fewer than
+    MIN_EVIDENCE graded answers: `not probed` (no verdict)."""
+    graded = [r for r in evidence if r.outcome in ("correct", "wrong", "idk")]
+    if len(graded) < MIN_EVIDENCE:
+        return NOT_PROBED
+    weight = [SELF_GRADED_WEIGHT if r.self_graded else 1.0 for r in graded]
+    share = sum(w * credit(r) for w, r in zip(weight, graded, strict=True)) / sum(weight)
+    if share < UNKNOWN_SHARE:
+        return "unknown"
+    if share >= SOLID_SHARE and not misconception:
+        return "solid"
+    return "unstable"

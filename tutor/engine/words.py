@@ -1,0 +1,21 @@
+"""The words of a text that carry its content: lower case, common words left out."""
+
+from __future__ import annotations
+
+import re
+
+_STOP = frozenset(
+    "the a an of to in on for and or is are be by with as at this that which what when how why "
+    "from it its into than then does do you your".split()
+)
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-case words of a text, common words left out."""
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+def words(text: str) -> set[str]:
+    """Substantive words of a text (lower case, no short or common words)."""
+    return {w for w in content_words(text) if len(w) > 2}

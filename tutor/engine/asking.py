@@ -25,36 +25,7 @@ def ask(
 ) -> Generator[Prompt, Action, Answer | None]:
     """Ask one gated item; record the answer (not yet graded when feedback is withheld). None
     when the question was withheld."""
-
-    def audited(item: Presented, label: str, cycles: int) -> tuple[str, Emit | Block]:
-        message_id = ctx.mid(f"ask:{item.id}{label}")
-        return message_id, ctx.gate.ask(
-            message_id,
-            item.render(),
-            [item.to_question()],
-            audit_purpose(purpose),
-            concept,
-            item.reference,
-            cycles=cycles,
-        )
-
-    message_id, outcome = audited(item, "", 0)
-    # the audit disputes a choice item: at most 2 revision cycles, each audited again — the
-    # model rewrites it from the problems found, then it is asked as free recall
-    cycles = 0
-    for label in ("fix", "recall"):
-        if not (
-            isinstance(outcome, Block) and item.type == "mcq" and outcome.code in ("Q04", "Q05")
-        ):
-            break
-        revised = (
-            _fixed(ctx, item, message_id, outcome.reason)
-            if label == "fix"
-            else bank.as_free_recall(item, f"the quiz audit found issues ({outcome.code})")
-        )
-        if revised is not None:
-            item, cycles = revised, cycles + 1
-            message_id, outcome = audited(item, f":{label}", cycles)
+    item, message_id, outcome = _audited(ctx, item, purpose, concept)
     if isinstance(outcome, Block):
         yield from withheld(ctx, purpose, title, outcome)
         return None
@@ -89,6 +60,43 @@ def ask(
     if feedback:
         (result,) = yield from reveal(ctx, [result], title)
     return result
+
+
+def _audited(
+    ctx: LessonContext, item: Presented, purpose: str, concept: str
+) -> tuple[Presented, str, Emit | Block]:
+    """The item as it will be asked, its message id and its quiz_audit outcome. When the audit
+    disputes a choice item: at most 2 revision cycles, each audited again — the model rewrites
+    it from the problems found, then it is asked as free recall."""
+
+    def audit(item: Presented, label: str, cycles: int) -> tuple[str, Emit | Block]:
+        message_id = ctx.mid(f"ask:{item.id}{label}")
+        return message_id, ctx.gate.ask(
+            message_id,
+            item.render(),
+            [item.to_question()],
+            audit_purpose(purpose),
+            concept,
+            item.reference,
+            cycles=cycles,
+        )
+
+    message_id, outcome = audit(item, "", 0)
+    cycles = 0
+    for label in ("fix", "recall"):
+        if not (
+            isinstance(outcome, Block) and item.type == "mcq" and outcome.code in ("Q04", "Q05")
+        ):
+            break
+        revised = (
+            _fixed(ctx, item, message_id, outcome.reason)
+            if label == "fix"
+            else bank.as_free_recall(item, f"the quiz audit found issues ({outcome.code})")
+        )
+        if revised is not None:
+            item, cycles = revised, cycles + 1
+            message_id, outcome = audit(item, f":{label}", cycles)
+    return item, message_id, outcome
 
 
 def _fixed(ctx: LessonContext, item: Presented, message_id: str, problems: str) -> Presented | None:

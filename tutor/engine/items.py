@@ -217,15 +217,11 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split()).strip(" .;:!")
 
 
-def present(
-    items: Sequence[QuizItem], lesson: Lesson, salt: str = "", curriculum: Curriculum | None = None
-) -> list[Presented]:
-    """Present a batch of bank items. Deterministic for the same items, curriculum and salt
-    (the session's seed). Which items may be multiple choice, and with which options, is
-    decided over the bank of the item's phase (`phase_forms`); within the batch no option text
-    appears twice (a clash is repaired again without it). Each item keeps its own lesson; key
-    slots are balanced over the batch."""
-    homes = homes_of(curriculum, items, lesson)
+def _choice_forms(
+    items: Sequence[QuizItem], homes: dict[str, Lesson], curriculum: Curriculum | None
+) -> tuple[dict[str, Form], dict[str, str]]:
+    """The batch's choice items with their options (no option text twice in the batch: a
+    clash is repaired again without it), and why each other item is not a choice item."""
     chosen: dict[str, Form] = {}
     why: dict[str, str] = {}
     shown: set[str] = set()
@@ -255,6 +251,19 @@ def present(
             options, key_at, how = fixed, 0, "repaired"
         shown |= {_norm(o) for o in options}
         chosen[item.id] = (options, key_at, how)
+    return chosen, why
+
+
+def present(
+    items: Sequence[QuizItem], lesson: Lesson, salt: str = "", curriculum: Curriculum | None = None
+) -> list[Presented]:
+    """Present a batch of bank items. Deterministic for the same items, curriculum and salt
+    (the session's seed). Which items may be multiple choice, and with which options, is
+    decided over the bank of the item's phase (`phase_forms`); within the batch no option text
+    appears twice (a clash is repaired again without it). Each item keeps its own lesson; key
+    slots are balanced over the batch."""
+    homes = homes_of(curriculum, items, lesson)
+    chosen, why = _choice_forms(items, homes, curriculum)
     slots = iter(slots_for(len(chosen), "|".join([salt, *(i.id for i in items)])))
     out: list[Presented] = []
     for item in items:

@@ -118,47 +118,11 @@ def parse(prompt: Prompt, raw: str) -> Action | Command:
     if text.lower() in SLASH_PAUSE or (kind != "text" and text.lower() in PAUSE_WORDS):
         return Command(kind="pause")
     if kind == "read":
-        if text.lower() in ("", "n", "next"):
-            return Action(kind="next")
-        if text.lower() in ("k", "skip") and prompt.stage == "teach":
-            return Action(kind="skip")
-        if claim := _claim(text):
-            return claim
-        raise InvalidAction(
-            "press enter for the next screen"
-            + (", k to skip this step" if prompt.stage == "teach" else "")
-            + ", ? for help"
-        )
+        return _read(prompt, text)
     if kind in ("choice", "numeric"):
-        if claim := _claim(text):
-            return claim
-        body, tag = _split_tag(text)
-        if kind == "choice":
-            value = _choice(body)
-            if value is None:
-                _bad_tag(body, _choice)
-                raise InvalidAction("choose 1-4 or a-d, or 0/x for I don't know")
-        else:
-            if body.lower() not in ("x", "idk") and not _NUMBER.match(body.replace(" ", "")):
-                _bad_tag(body, lambda t: _NUMBER.match(t.replace(" ", "")))
-            value = "idk" if body.lower() in ("x", "idk") else _number(body)
-        if value == "idk":
-            return Action(kind="answer", value="idk")
-        return Action(kind="answer", value=value, confidence=tag)  # type: ignore[arg-type]
+        return _answer(prompt, text)
     if kind == "text":
-        if prompt.needs_confidence and text.lower() in ("x", "idk"):
-            return Action(kind="text", value="idk")
-        body, tag = text, None
-        # a trailing `s` or `h` tags the answer; a trailing `n` is too often a variable name
-        if prompt.needs_confidence and re.search(r"\s[sShH]$", text):
-            body, tag = text[:-2], confidence_of(text[-1])
-        if len(body.strip()) < 2:
-            raise InvalidAction(
-                "write a sentence or two"
-                + (", or x for I don't know" if prompt.needs_confidence else "")
-            )
-        _long(body)
-        return Action(kind="text", text=body.strip(), confidence=tag)  # type: ignore[arg-type]
+        return _text(prompt, text)
     if kind == "yes_no":
         word = text.lower()
         if word in ("y", "yes"):
@@ -167,17 +131,71 @@ def parse(prompt: Prompt, raw: str) -> Action | Command:
             return Action(kind="yes_no", value="n")
         raise InvalidAction("answer y (yes) or n (no)")
     if kind == "error_type":
-        head, _, rest = text.partition(" ")
-        value = error_type_key(head)
-        if value is None:
-            raise InvalidAction(
-                "choose "
-                + ", ".join(f"{n} {t}" for n, t in enumerate(ERROR_TYPES, 1))
-                + " (? explains them)"
-            )
-        _long(rest)
-        return Action(kind="error_type", value=value, text=rest.strip())
+        return _error_type(text)
     raise InvalidAction("nothing to answer here: the lesson is over")
+
+
+def _read(prompt: Prompt, text: str) -> Action:
+    if text.lower() in ("", "n", "next"):
+        return Action(kind="next")
+    if text.lower() in ("k", "skip") and prompt.stage == "teach":
+        return Action(kind="skip")
+    if claim := _claim(text):
+        return claim
+    raise InvalidAction(
+        "press enter for the next screen"
+        + (", k to skip this step" if prompt.stage == "teach" else "")
+        + ", ? for help"
+    )
+
+
+def _answer(prompt: Prompt, text: str) -> Action:
+    """A choice or a number, with its confidence tag."""
+    if claim := _claim(text):
+        return claim
+    body, tag = _split_tag(text)
+    if prompt.kind == "choice":
+        value = _choice(body)
+        if value is None:
+            _bad_tag(body, _choice)
+            raise InvalidAction("choose 1-4 or a-d, or 0/x for I don't know")
+    else:
+        if body.lower() not in ("x", "idk") and not _NUMBER.match(body.replace(" ", "")):
+            _bad_tag(body, lambda t: _NUMBER.match(t.replace(" ", "")))
+        value = "idk" if body.lower() in ("x", "idk") else _number(body)
+    if value == "idk":
+        return Action(kind="answer", value="idk")
+    return Action(kind="answer", value=value, confidence=tag)  # type: ignore[arg-type]
+
+
+def _text(prompt: Prompt, text: str) -> Action:
+    """A written answer; a trailing `s` or `h` tags it (a trailing `n` is too often a
+    variable name)."""
+    if prompt.needs_confidence and text.lower() in ("x", "idk"):
+        return Action(kind="text", value="idk")
+    body, tag = text, None
+    if prompt.needs_confidence and re.search(r"\s[sShH]$", text):
+        body, tag = text[:-2], confidence_of(text[-1])
+    if len(body.strip()) < 2:
+        raise InvalidAction(
+            "write a sentence or two"
+            + (", or x for I don't know" if prompt.needs_confidence else "")
+        )
+    _long(body)
+    return Action(kind="text", text=body.strip(), confidence=tag)  # type: ignore[arg-type]
+
+
+def _error_type(text: str) -> Action:
+    head, _, rest = text.partition(" ")
+    value = error_type_key(head)
+    if value is None:
+        raise InvalidAction(
+            "choose "
+            + ", ".join(f"{n} {t}" for n, t in enumerate(ERROR_TYPES, 1))
+            + " (? explains them)"
+        )
+    _long(rest)
+    return Action(kind="error_type", value=value, text=rest.strip())
 
 
 def error_type_key(token: str) -> str | None:

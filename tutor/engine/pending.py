@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from learning_system import ledger
 from learning_system.curriculum import Curriculum, Lesson
@@ -49,13 +50,15 @@ def _names(curriculum: Curriculum, lesson: Lesson) -> dict[str, str]:
     return names
 
 
-def pending_ingest(
-    store: Store, curriculum: Curriculum, lesson: Lesson, session_id: str, finish: Finish
-) -> PendingIngest:
-    attempts = ledger.attempts(store, session_id=session_id)
-    mistakes = [
-        m["id"] for m in ledger.mistakes(store) if m["attempt_id"].startswith(session_id + ":")
-    ]
+def _concepts(
+    store: Store,
+    curriculum: Curriculum,
+    lesson: Lesson,
+    attempts: list[dict[str, Any]],
+    glossary: dict[str, str],
+) -> list[IngestConcept]:
+    """Each concept the session's answers touched, with those answers as evidence; then each
+    of the lesson's own concepts not among them."""
     by_concept: dict[str, list[str]] = {}
     for a in attempts:
         if a["concept_id"]:
@@ -74,12 +77,6 @@ def pending_ingest(
         )
         for cid, ids in sorted(by_concept.items())
     ]
-    text = _lesson_text(lesson)
-    glossary = {
-        term: meaning
-        for term, meaning in sorted(curriculum.glossary.items())
-        if re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE)
-    }
     own = [a for a in attempts if a["concept_id"] == concept_id(lesson)]
     known = {c.id for c in concepts}
     for c in lesson_concepts(lesson, glossary):  # each of the lesson's concepts
@@ -94,6 +91,23 @@ def pending_ingest(
                     evidence=evidence_for(c, own),
                 )
             )
+    return concepts
+
+
+def pending_ingest(
+    store: Store, curriculum: Curriculum, lesson: Lesson, session_id: str, finish: Finish
+) -> PendingIngest:
+    attempts = ledger.attempts(store, session_id=session_id)
+    mistakes = [
+        m["id"] for m in ledger.mistakes(store) if m["attempt_id"].startswith(session_id + ":")
+    ]
+    text = _lesson_text(lesson)
+    glossary = {
+        term: meaning
+        for term, meaning in sorted(curriculum.glossary.items())
+        if re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE)
+    }
+    concepts = _concepts(store, curriculum, lesson, attempts, glossary)
     return PendingIngest(
         id=f"ingest:{session_id}",
         session_id=session_id,

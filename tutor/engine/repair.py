@@ -208,18 +208,28 @@ def repair(
             continue
         seen.add(norm)
         echo = min(len(stem_words & d.words), key_echo)
-        near = (
-            3
-            if d.lesson_id == lesson.id
-            else 2
-            if d.phase == lesson.phase and abs(lesson.number - d.lesson_number) <= 2
-            else 1
-            if d.phase == lesson.phase
-            else 0
-        )
-        score = 3 * echo + min(len(topic & d.words), 3) + near
+        score = 3 * echo + min(len(topic & d.words), 3) + _nearness(d, lesson)
         ranked.append(((-score, not d.is_key, _seed(item.id, d.text) % 1000), d.text))
     ranked.sort()
+    return _first_fair(item, key, ranked)
+
+
+def _nearness(d: Donor, lesson: Lesson) -> int:
+    """3 from the item's own lesson, 2 from one at most two lessons away in its phase, 1 from
+    its phase, else 0."""
+    if d.lesson_id == lesson.id:
+        return 3
+    if d.phase == lesson.phase:
+        return 2 if abs(lesson.number - d.lesson_number) <= 2 else 1
+    return 0
+
+
+def _first_fair(
+    item: QuizItem, key: str, ranked: list[tuple[tuple[object, ...], str]]
+) -> list[str] | None:
+    """The first choice of distractors from the ranked candidates that passes the mechanical
+    rules with the key (key first), or None."""
+    n_key = len(key)
     r = target_rank(item)
     for attempt in range(MAX_TRIES):
         picks = _choose(ranked, n_key, (r + attempt) % 4, attempt // 4)

@@ -10,6 +10,7 @@ from tutor.engine import probe_items
 from tutor.engine.asking import ask
 from tutor.engine.context import LessonContext
 from tutor.engine.edge_search import EdgeSearch, ahead
+from tutor.engine.items import Presented
 from tutor.engine.phases import results
 from tutor.engine.prefetch import OPEN
 from tutor.engine.records import Answer
@@ -47,12 +48,34 @@ def strand_batch(ctx: LessonContext, strand: Strand, n: int, total: int) -> Scri
     ctx.prep.audits(f"audit:{n}:explain", explains, "probe")
     ctx.prep.batch_asked(n)  # the next batch is prepared while this one is answered
     title = f"Probe · strand {n} of {total} · {strand.name}"
+    answers = yield from _search(ctx, strand, choice, n, total, title)
+    if not strand.members:
+        for item in recall[: max(0, MIN_STRAND_MCQ - len(answers))]:
+            # too few choice items: converted items as free recall (graded later, so they
+            # never decide the search or the stop)
+            ctx.position = f"probe · strand {n}/{total} · question {len(answers) + 1}"
+            asked = title + f" · question {len(answers) + 1}"
+            answer = yield from ask(ctx, item, "probe", asked, strand.concept)
+            if answer is not None:
+                answers.append(answer)
+    free = []
+    for k, explain in enumerate(explains, 1):
+        ctx.position = f"probe · strand {n}/{total} · explain {k}/{len(explains)}"
+        given = yield from ask(
+            ctx, explain, "probe", title + " · in your own words", ctx.concept_of(explain)
+        )
+        if given:
+            free.append(given)
+    ctx.position = f"probe · strand {n}/{total} · results"
+    yield from results.run(ctx, strand, title, answers, free)
+
+
+def _search(
+    ctx: LessonContext, strand: Strand, choice: list[Presented], n: int, total: int, title: str
+) -> Generator[Prompt, Action, list[Answer]]:
+    """The choice items asked by the edge search of each group (round-robin in a catch-up);
+    the answers, withheld."""
     answers: list[Answer] = []
-
-    def asked(label: str) -> str:
-        ctx.position = f"probe · strand {n}/{total} · {label}"
-        return title + f" · question {len(answers) + 1}"
-
     queues = probe_items.queues(strand, choice)
     searches = [EdgeSearch(len(q)) for q in queues]
     enough = MIN_EVIDENCE if strand.members else MIN_STRAND_MCQ
@@ -78,26 +101,10 @@ def strand_batch(ctx: LessonContext, strand: Strand, n: int, total: int) -> Scri
             ahead(searches, queues, k, after, asked=i),
             "probe",
         )
-        title_n = asked(f"question {len(answers) + 1}")
-        answer = yield from ask(ctx, item, "probe", title_n, ctx.concept_of(item))
+        ctx.position = f"probe · strand {n}/{total} · question {len(answers) + 1}"
+        asked = title + f" · question {len(answers) + 1}"
+        answer = yield from ask(ctx, item, "probe", asked, ctx.concept_of(item))
         searches[k].record(i, None if answer is None else _known_now(answer))
         if answer is not None:
             answers.append(answer)
-    if not strand.members:
-        for item in recall[: max(0, MIN_STRAND_MCQ - len(answers))]:
-            # too few choice items: converted items as free recall (graded later, so they
-            # never decide the search or the stop)
-            title_n = asked(f"question {len(answers) + 1}")
-            answer = yield from ask(ctx, item, "probe", title_n, strand.concept)
-            if answer is not None:
-                answers.append(answer)
-    free = []
-    for k, explain in enumerate(explains, 1):
-        ctx.position = f"probe · strand {n}/{total} · explain {k}/{len(explains)}"
-        given = yield from ask(
-            ctx, explain, "probe", title + " · in your own words", ctx.concept_of(explain)
-        )
-        if given:
-            free.append(given)
-    ctx.position = f"probe · strand {n}/{total} · results"
-    yield from results.run(ctx, strand, title, answers, free)
+    return answers

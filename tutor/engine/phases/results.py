@@ -59,33 +59,9 @@ def run(
         return
     graded = yield from reveal(ctx, answers + free, title)
     answers, free = graded[: len(answers)], graded[len(answers) :]
-    evidence: list[Evidence] = []
     misconceived: set[str] = set()
-    why_done = False
-    for a in answers:
-        item = a.item
-        assert item is not None
-        follow_up = ""
-        if a.outcome == "correct" and a.confidence == "hunch":
-            follow_up = yield from reprobe(ctx, strand, item, title)
-        elif (
-            a.outcome == "correct"
-            and a.confidence == "sure"
-            and not why_done
-            and item.bloom in DEEP_BLOOM
-        ):
-            why_done = True
-            sound = yield from why(ctx, a, title)
-            if sound is None:
-                follow_up = "why: withheld"
-            else:
-                follow_up = "why: sound" if sound else "why: misconception"
-            if sound is False:
-                misconceived.add(item.lesson_id)
-        evidence.append(_row(ctx, a, follow_up))
-    evidence += [
-        replace(_row(ctx, f, "free recall"), self_graded=ctx.drafter is None) for f in free
-    ]
+    evidence = yield from _follow_ups(ctx, strand, title, answers, misconceived)
+    evidence += [_row(ctx, f, "free recall") for f in free]
     members = strand.members or (strand,)
     for member in members:  # each strand judged on its own answers only
         own = [r for r in evidence if r.lesson == member.lesson.id]
@@ -111,6 +87,37 @@ def run(
         )
     )
     yield from _summary(ctx, strand, members, title, verdict, evidence)
+
+
+def _follow_ups(
+    ctx: LessonContext, strand: Strand, title: str, answers: list[Answer], misconceived: set[str]
+) -> Generator[Prompt, Action, list[Evidence]]:
+    """The evidence rows of the batch's choice answers, after the follow-ups the rules call
+    for; a lesson whose "why?" showed a misconception is added to `misconceived`."""
+    evidence: list[Evidence] = []
+    why_done = False
+    for a in answers:
+        item = a.item
+        assert item is not None
+        follow_up = ""
+        if a.outcome == "correct" and a.confidence == "hunch":
+            follow_up = yield from reprobe(ctx, strand, item, title)
+        elif (
+            a.outcome == "correct"
+            and a.confidence == "sure"
+            and not why_done
+            and item.bloom in DEEP_BLOOM
+        ):
+            why_done = True
+            sound = yield from why(ctx, a, title)
+            if sound is None:
+                follow_up = "why: withheld"
+            else:
+                follow_up = "why: sound" if sound else "why: misconception"
+            if sound is False:
+                misconceived.add(item.lesson_id)
+        evidence.append(_row(ctx, a, follow_up))
+    return evidence
 
 
 def _summary(

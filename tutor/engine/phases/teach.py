@@ -124,19 +124,9 @@ def feynman(ctx: LessonContext, title: str) -> Script:
     )
     if action is None:
         return
-    hits = []
-    for n, rule in enumerate(FEYNMAN_RUBRIC, 1):
-        check = yield from yes_no(
-            ctx,
-            "checkpoint",
-            title,
-            f"Your explanation: {action.text}\n\n{feynman_question(rule)} "
-            f"({n} of {len(FEYNMAN_RUBRIC)})",
-        )
-        if check is None:
-            return  # a rubric screen was withheld: no Feynman grade from part of the rubric
-        if check.value == "y":
-            hits.append(rule)
+    hits = yield from _rubric(ctx, title, action.text)
+    if hits is None:
+        return  # a rubric screen was withheld: no Feynman grade from part of the rubric
     passed = len(hits) == len(FEYNMAN_RUBRIC)
     ctx.journal.record(
         Answer(
@@ -180,3 +170,23 @@ def feynman(ctx: LessonContext, title: str) -> Script:
         yield from withheld(ctx, "checkpoint", title, outcome)
     else:
         yield from show(ctx, "checkpoint", title, outcome)
+
+
+def _rubric(
+    ctx: LessonContext, title: str, text: str
+) -> Generator[Prompt, Action, list[str] | None]:
+    """The rubric rules the learner says their explanation meets; None when a rule's screen
+    was withheld."""
+    hits = []
+    for n, rule in enumerate(FEYNMAN_RUBRIC, 1):
+        check = yield from yes_no(
+            ctx,
+            "checkpoint",
+            title,
+            f"Your explanation: {text}\n\n{feynman_question(rule)} ({n} of {len(FEYNMAN_RUBRIC)})",
+        )
+        if check is None:
+            return None
+        if check.value == "y":
+            hits.append(rule)
+    return hits

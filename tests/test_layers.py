@@ -74,3 +74,19 @@ def test_cold_start_of_the_cli_imports_nothing_heavy():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert out == "[]"
+
+
+def test_the_engine_stays_in_small_phases():
+    """A newcomer finds the lesson's phases: no engine module over 400 lines, the lesson's
+    conductor under 250, and no function over 65 lines (issue 20)."""
+    engine = ROOT / "tutor" / "engine"
+    for path in engine.rglob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        limit = 250 if path == engine / "lesson.py" else 400
+        assert len(source.splitlines()) <= limit, path
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                assert length <= 65, f"{path}:{node.lineno} {node.name} is {length} lines"
+    phases = {p.stem for p in (engine / "phases").glob("*.py")}
+    assert {"prior", "probe", "results", "plan", "teach", "quiz", "end"} <= phases

@@ -174,9 +174,7 @@ def _json(value: str | None) -> Any:
 
 
 def render_active_concepts(store: Store) -> str:
-    rows = store.rows(
-        "SELECT id, name, type, language, status, mastery, next_review, lesson_id FROM concepts"
-    )
+    rows = store.concepts.all()
     rows.sort(key=lambda r: (STATUS_ORDER.get(r["status"], 9), r["next_review"] or "", r["id"]))
     out = ["# Active concepts", ""]
     if not rows:
@@ -209,9 +207,7 @@ def render_active_concepts(store: Store) -> str:
 
 
 def render_mistakes(store: Store) -> str:
-    rows = store.rows(
-        "SELECT * FROM mistakes ORDER BY CASE status WHEN 'open' THEN 0 ELSE 1 END, created_at, id"
-    )
+    rows = store.mistakes.open_first()
     out = ["# Mistakes", ""]
     if not rows:
         out += ["No mistakes recorded.", ""]
@@ -221,7 +217,7 @@ def render_mistakes(store: Store) -> str:
         f"{open_n} open, {len(rows) - open_n} resolved. Open mistakes come first in every review.",
         "",
     ]
-    names = {c["id"]: c["name"] for c in store.rows("SELECT id, name FROM concepts")}
+    names = store.concepts.names()
     for r in rows:
         item = _json(r["item"])
         question = item.get("question") if isinstance(item, dict) else None
@@ -261,7 +257,7 @@ def _code_span(text: str) -> str:
 
 
 def render_learning_records(store: Store) -> str:
-    rows = store.rows("SELECT * FROM learning_records ORDER BY lesson_id")
+    rows = store.records.learning_records()
     out = ["# Learning records", ""]
     if not rows:
         out += ["No lessons recorded yet.", ""]
@@ -311,12 +307,12 @@ def render_learning_records(store: Store) -> str:
 
 
 def render_session_notes(store: Store) -> str:
-    rows = store.rows("SELECT * FROM session_notes ORDER BY session_id, created_at, id")
+    rows = store.sessions.all_notes()
     out = ["# Session notes", ""]
     if not rows:
         out += ["No session notes yet.", ""]
         return "\n".join(out)
-    lessons = {r["id"]: r["lesson_id"] for r in store.rows("SELECT id, lesson_id FROM sessions")}
+    lessons = store.sessions.lessons()
     session = None
     for r in rows:
         if r["session_id"] != session:
@@ -439,7 +435,7 @@ def render_views(store: Store) -> dict[str, str]:
         "learning-records.md": render_learning_records(store),
         "session-notes.md": render_session_notes(store),
     }
-    for row in store.rows("SELECT * FROM knowledge_pages ORDER BY concept_id"):
+    for row in store.records.knowledge_pages():
         files[f"{KNOWLEDGE_DIR}/{knowledge_file_name(row['concept_id'])}"] = render_knowledge_page(
             row
         )

@@ -15,6 +15,7 @@ from typing import Any
 from learning_system import scheduling
 from learning_system.outcome import IngestConcept, PendingIngest
 from learning_system.store import Store
+from learning_system.tables.rows import AttemptRow, ConceptRow
 from tutor.clerk.concept_type import concept_type
 from tutor.clerk.knowledge import build_page, page_sources, steps_for
 
@@ -49,25 +50,11 @@ def _track(curriculum: str) -> str:
     return curriculum
 
 
-def _rows_by_id(store: Store, table: str, key: str, ids: list[str]) -> dict[str, dict[str, Any]]:
-    if not ids:
-        return {}
-    marks = ", ".join("?" for _ in ids)
-    rows = store.rows(f"SELECT * FROM {table} WHERE {key} IN ({marks})", tuple(ids))
-    return {r[key]: r for r in rows}
-
-
 def _mastery(store: Store, concept: IngestConcept, ended: datetime) -> float | None:
     """Advisory mastery from the concept's answers up to the lesson's end, at the lesson's end;
     None when it has no answers."""
-    marks = ", ".join("?" for _ in concept.evidence) or "NULL"
-    rows = store.rows(
-        "SELECT created_at, outcome, confidence FROM attempts "
-        f"WHERE concept_id = ? OR id IN ({marks}) ORDER BY created_at, id",
-        (concept.id, *concept.evidence),
-    )
     answers = []
-    for r in rows:
+    for r in store.attempts.answers_about(concept.id, list(concept.evidence)):
         when = _aware(r["created_at"])
         if when <= ended:
             answers.append((when, r["outcome"], r["confidence"]))
@@ -78,8 +65,8 @@ def concept_write(
     store: Store,
     pending: PendingIngest,
     concept: IngestConcept,
-    existing: dict[str, Any] | None,
-    attempts: dict[str, dict[str, Any]],
+    existing: ConceptRow | None,
+    attempts: dict[str, AttemptRow],
 ) -> Write:
     kind = concept_type(concept.name, concept.kind_hint)
     language = _language(concept.language)
@@ -94,19 +81,20 @@ def concept_write(
         language = language or existing["language"] or ""
         if status == "developing" and not concept.evidence:
             status = existing["status"]
-        reviewed_later = bool(existing["last_review"]) and _aware(existing["last_review"]) > ended
+        last_review = existing["last_review"]
+        reviewed_later = bool(last_review) and _aware(last_review or "") > ended
         if mastery is None or reviewed_later:
             mastery = existing["mastery"]
     return {
         "kind": "concept",
         "id": concept.id,
-        "name": concept.name.strip() or (existing or {}).get("name") or "",
+        "name": concept.name.strip() or (existing and existing["name"]) or "",
         "type": kind,
         "language": language,
         "status": status,
         "mastery": 0.0 if mastery is None else mastery,
-        "lesson_id": (existing or {}).get("lesson_id") or concept.lesson_id or pending.lesson_id,
-        "track": (existing or {}).get("track") or _track(pending.curriculum),
+        "lesson_id": (existing and existing["lesson_id"]) or concept.lesson_id or pending.lesson_id,
+        "track": (existing and existing["track"]) or _track(pending.curriculum),
         "new": existing is None,
         "evidence": [
             {
@@ -122,12 +110,13 @@ def concept_write(
 def build_writes(store: Store, pending: PendingIngest) -> list[Write]:
     """Concepts (in the ingest's order), glossary terms (by term), the learning record, then a
     knowledge page per concept."""
-    concepts = _rows_by_id(store, "concepts", "id", [c.id for c in pending.concepts])
+    concept_ids = [c.id for c in pending.concepts]
+    concepts = store.concepts.by_ids(concept_ids)
     evidence_ids = sorted(
         {a for c in pending.concepts for a in c.evidence} | set(pending.attempt_ids)
     )
-    attempts = _rows_by_id(store, "attempts", "id", evidence_ids)
-    pages = _rows_by_id(store, "knowledge_pages", "concept_id", [c.id for c in pending.concepts])
+    attempts = store.attempts.by_ids(evidence_ids)
+    pages = {p["concept_id"] for p in store.records.knowledge_pages(concept_ids)}
 
     writes: list[Write] = []
     concept_writes = {}
@@ -164,7 +153,7 @@ def build_writes(store: Store, pending: PendingIngest) -> list[Write]:
 
 
 def learning_record_write(
-    pending: PendingIngest, concept_writes: dict[str, Write], attempts: dict[str, dict[str, Any]]
+    pending: PendingIngest, concept_writes: dict[str, Write], attempts: dict[str, AttemptRow]
 ) -> Write:
     outcomes: dict[str, int] = {}
     for a in pending.attempt_ids:

@@ -41,22 +41,13 @@ class ReviewOutcome(BaseModel):
     unverified: bool = False  # accepted on the deterministic checks alone: no verifier ran
 
 
-def _existing(store: Store, table: str, ids: list[str], where: str = "1") -> set[str]:
-    unique = sorted(set(ids))
-    if not unique:
-        return set()
-    marks = ", ".join("?" for _ in unique)
-    rows = store.rows(f"SELECT id FROM {table} WHERE {where} AND id IN ({marks})", tuple(unique))
-    return {r["id"] for r in rows}
-
-
 def precheck(store: Store, pending: PendingIngest) -> list[Problem]:
     """The review rules that need no judgement (CONTRACT.md, "Clerk and records")."""
     problems: list[Problem] = []
     all_evidence = [a for c in pending.concepts for a in c.evidence]
-    attempts = _existing(store, "attempts", [*pending.attempt_ids, *all_evidence])
-    correct = _existing(store, "attempts", all_evidence, "outcome = 'correct'")
-    mistakes = _existing(store, "mistakes", pending.mistake_ids)
+    attempts = store.attempts.existing([*pending.attempt_ids, *all_evidence])
+    correct = store.attempts.existing(all_evidence, correct=True)
+    mistakes = store.mistakes.existing(pending.mistake_ids)
     seen: set[str] = set()
     for n, c in enumerate(pending.concepts, 1):
         label = c.id.strip() or f"concept #{n}"

@@ -19,6 +19,7 @@ from typing import Any
 
 from learning_system.errors import LearningSystemError
 from learning_system.store import Store
+from learning_system.tables.rows import KnowledgePageRow
 from learning_system.terminal import strip_terminal
 
 README = "README.md"
@@ -222,7 +223,7 @@ def render_mistakes(store: Store) -> str:
         item = _json(r["item"])
         question = item.get("question") if isinstance(item, dict) else None
         question = question if isinstance(question, str) and question.strip() else ""
-        concept = names.get(r["concept_id"]) or r["concept_id"] or "a question"
+        concept = names.get(r["concept_id"] or "") or r["concept_id"] or "a question"
         heading = md_inline(concept) + (f" — {md_inline(_short(question))}" if question else "")
         out += [f"## {heading}", ""]
         if question and _short(question) != question.strip():
@@ -420,7 +421,7 @@ def _note(kind: str, body: dict[str, Any], day: str) -> list[str]:
     return out + [""]
 
 
-def render_knowledge_page(row: dict[str, Any]) -> str:
+def render_knowledge_page(row: KnowledgePageRow) -> str:
     """The stored page (built by the Clerk with every untrusted part escaped), cleaned of any
     terminal sequences once more."""
     return strip_terminal(row["markdown"] or "").rstrip() + "\n"

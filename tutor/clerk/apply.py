@@ -6,15 +6,23 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from typing import Literal
 
 from learning_system import scheduling
 from learning_system.store import Store, iso
-from tutor.clerk.batch import Write
+from tutor.clerk.batch import (
+    ConceptWrite,
+    GlossaryWrite,
+    KnowledgePageWrite,
+    LearningRecordWrite,
+    Write,
+)
 
-CONCEPT_FIELDS = ("name", "type", "language", "status", "mastery")
+ConceptField = Literal["name", "type", "language", "status", "mastery"]
+CONCEPT_FIELDS: tuple[ConceptField, ...] = ("name", "type", "language", "status", "mastery")
 
 
-def write_concept(store: Store, w: Write, *, now: datetime, ended: datetime) -> bool:
+def write_concept(store: Store, w: ConceptWrite, *, now: datetime, ended: datetime) -> bool:
     existing = store.concepts.get(w["id"])
     if existing is None:
         store.concepts.insert(
@@ -37,14 +45,14 @@ def write_concept(store: Store, w: Write, *, now: datetime, ended: datetime) -> 
             }
         )
         return True
-    changed = {k: w[k] for k in CONCEPT_FIELDS if existing[k] != w[k]}
+    changed: dict[str, object] = {k: w[k] for k in CONCEPT_FIELDS if existing[k] != w[k]}
     if not changed:
         return False
     store.concepts.update(w["id"], {**changed, "updated_at": iso(now)})
     return True
 
 
-def write_glossary(store: Store, w: Write) -> bool:
+def write_glossary(store: Store, w: GlossaryWrite) -> bool:
     existing = store.records.glossary_term(w["term"])
     if (
         existing
@@ -58,7 +66,7 @@ def write_glossary(store: Store, w: Write) -> bool:
     return True
 
 
-def write_learning_record(store: Store, w: Write) -> bool:
+def write_learning_record(store: Store, w: LearningRecordWrite) -> bool:
     payload = json.dumps(w["payload"], sort_keys=True, ensure_ascii=False)
     created = w["payload"].get("ended_at") or ""
     existing = store.records.learning_record(w["lesson_id"])
@@ -70,7 +78,7 @@ def write_learning_record(store: Store, w: Write) -> bool:
     return True
 
 
-def write_knowledge_page(store: Store, w: Write, *, now: datetime) -> bool:
+def write_knowledge_page(store: Store, w: KnowledgePageWrite, *, now: datetime) -> bool:
     sources = json.dumps(w["sources"], ensure_ascii=False)
     existing = store.records.knowledge_page(w["concept_id"])
     if existing and existing["markdown"] == w["markdown"] and existing["sources"] == sources:
@@ -91,15 +99,14 @@ def apply_writes(store: Store, writes: list[Write], *, now: datetime, ended: dat
     so the batch is all or nothing."""
     changed = 0
     for w in writes:
-        kind = w["kind"]
-        if kind == "concept":
+        if w["kind"] == "concept":
             changed += write_concept(store, w, now=now, ended=ended)
-        elif kind == "glossary":
+        elif w["kind"] == "glossary":
             changed += write_glossary(store, w)
-        elif kind == "learning_record":
+        elif w["kind"] == "learning_record":
             changed += write_learning_record(store, w)
-        elif kind == "knowledge_page":
+        elif w["kind"] == "knowledge_page":
             changed += write_knowledge_page(store, w, now=now)
         else:
-            raise ValueError(f"unknown write kind {kind!r}")
+            raise ValueError(f"unknown write kind {w['kind']!r}")
     return changed

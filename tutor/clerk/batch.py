@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import PurePath
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from learning_system import scheduling
 from learning_system.outcome import IngestConcept, PendingIngest
@@ -19,7 +19,51 @@ from learning_system.tables.rows import AttemptRow, ConceptRow
 from tutor.clerk.concept_type import concept_type
 from tutor.clerk.knowledge import build_page, page_sources, steps_for
 
-Write = dict[str, Any]
+
+class Evidence(TypedDict):
+    attempt_id: str
+    outcome: str | None  # None: the attempt is not in the store
+    confidence: str | None
+
+
+class ConceptWrite(TypedDict):
+    kind: Literal["concept"]
+    id: str
+    name: str
+    type: str
+    language: str
+    status: str
+    mastery: float
+    lesson_id: str
+    track: str
+    new: bool
+    evidence: list[Evidence]
+
+
+class GlossaryWrite(TypedDict):
+    kind: Literal["glossary"]
+    id: str
+    term: str
+    definition: str
+    lesson_id: str
+
+
+class LearningRecordWrite(TypedDict):
+    kind: Literal["learning_record"]
+    id: str
+    lesson_id: str
+    payload: dict[str, Any]
+
+
+class KnowledgePageWrite(TypedDict):
+    kind: Literal["knowledge_page"]
+    id: str
+    concept_id: str
+    markdown: str
+    sources: list[str]
+
+
+Write = ConceptWrite | GlossaryWrite | LearningRecordWrite | KnowledgePageWrite
 KINDS = ("concept", "glossary", "learning_record", "knowledge_page")
 
 
@@ -67,10 +111,10 @@ def concept_write(
     concept: IngestConcept,
     existing: ConceptRow | None,
     attempts: dict[str, AttemptRow],
-) -> Write:
-    kind = concept_type(concept.name, concept.kind_hint)
+) -> ConceptWrite:
+    kind: str = concept_type(concept.name, concept.kind_hint)
     language = _language(concept.language)
-    status = concept.status_hint
+    status: str = concept.status_hint
     ended = lesson_end(pending)
     mastery = _mastery(store, concept, ended)
     if existing is not None:
@@ -119,7 +163,7 @@ def build_writes(store: Store, pending: PendingIngest) -> list[Write]:
     pages = {p["concept_id"] for p in store.records.knowledge_pages(concept_ids)}
 
     writes: list[Write] = []
-    concept_writes = {}
+    concept_writes: dict[str, ConceptWrite] = {}
     for concept in pending.concepts:
         w = concept_write(store, pending, concept, concepts.get(concept.id), attempts)
         concept_writes[concept.id] = w
@@ -153,8 +197,10 @@ def build_writes(store: Store, pending: PendingIngest) -> list[Write]:
 
 
 def learning_record_write(
-    pending: PendingIngest, concept_writes: dict[str, Write], attempts: dict[str, AttemptRow]
-) -> Write:
+    pending: PendingIngest,
+    concept_writes: dict[str, ConceptWrite],
+    attempts: dict[str, AttemptRow],
+) -> LearningRecordWrite:
     outcomes: dict[str, int] = {}
     for a in pending.attempt_ids:
         if a in attempts:

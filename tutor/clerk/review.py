@@ -16,9 +16,9 @@ from tutor.gates import offline_verifier
 from tutor.gates.checker import Block, check_turn
 from tutor.gates.digest_view import GateDigest
 from tutor.gates.envelopes import ReviewEnvelope
-from tutor.gates.receipts import Receipt, make_receipt
+from tutor.gates.receipts import Receipt, Verifier, make_receipt
 from tutor.gates.turns import Turn
-from tutor.gates.verdicts import ReviewVerdict, Verdict
+from tutor.gates.verdicts import ReviewVerdict
 
 PASSING_STATUSES = ("held", "advanced")
 
@@ -114,20 +114,25 @@ def precheck(store: Store, pending: PendingIngest) -> list[Problem]:
     return problems
 
 
-def verify(envelope: ReviewEnvelope, provider: Any = None) -> tuple[Verdict, str]:
+def _unverified(envelope: ReviewEnvelope, reason: str) -> ReviewVerdict:
+    verdict = offline_verifier.unverified(envelope, reason)
+    assert isinstance(verdict, ReviewVerdict)  # the verdict of a review envelope
+    return verdict
+
+
+def verify(envelope: ReviewEnvelope, provider: Any = None) -> tuple[ReviewVerdict, Verifier]:
     """The verdict and who gave it: `model`, `offline` (deterministic) or `none` (a model
     verifier that could not run: UNVERIFIED)."""
     if provider is None or getattr(provider, "offline", True):
-        return offline_verifier.verify(envelope), "offline"
+        return offline_verifier.verify_review(envelope), "offline"
     try:
         verdict = provider.verify(envelope)
         if asyncio.iscoroutine(verdict):
             verdict = aio.run(verdict, provider)
     except Exception as exc:  # the verifier could not run: UNVERIFIED, never a pass
-        return offline_verifier.unverified(envelope, f"the review verifier failed: {exc}"), "none"
+        return _unverified(envelope, f"the review verifier failed: {exc}"), "none"
     if not isinstance(verdict, ReviewVerdict):
-        reason = "the review verifier gave no review verdict"
-        return offline_verifier.unverified(envelope, reason), "none"
+        return _unverified(envelope, "the review verifier gave no review verdict"), "none"
     return verdict, "model"
 
 
@@ -148,8 +153,9 @@ def review(
     if mechanical.verdict != "PASS":
         reasons.append(f"{mechanical.explanation}: {', '.join(mechanical.rejected)}")
         rejected |= set(mechanical.rejected)
+    verifier: Verifier
     if reasons:
-        verdict: Verdict = ReviewVerdict(
+        verdict = ReviewVerdict(
             verdict="ISSUES", explanation="; ".join(reasons), rejected=sorted(rejected)
         )
         verifier = "offline"
@@ -159,7 +165,7 @@ def review(
             reasons = [verdict.explanation or "the review found issues"]
             if verdict.rejected:
                 reasons.append("records to change: " + ", ".join(verdict.rejected))
-    receipt = make_receipt(message_id, envelope, verdict, 0, verifier)  # type: ignore[arg-type]
+    receipt = make_receipt(message_id, envelope, verdict, 0, verifier)
     turn = Turn(message_id=message_id, kind="records", content=summary or message_id)
     decision = check_turn(turn, [receipt], GateDigest(sources={}))
     if isinstance(decision, Block):

@@ -440,7 +440,7 @@ def _load_lesson(
     root: Path, folder: Path, phase: int, number: int, problems: list[Problem]
 ) -> Lesson:
     lesson_id = format_lesson_id(phase, number)
-    doc_path: Path | None = folder / DOC_FILE
+    doc_path = folder / DOC_FILE
     text = _read_text(doc_path, root, problems) if doc_path.is_file() else None
     if text is None:
         if not doc_path.is_file():
@@ -453,7 +453,6 @@ def _load_lesson(
                     ),
                 )
             )
-        doc_path = None
     doc = parse_lesson_doc(text or "")
     if text is not None and not doc.title:
         problems.append(
@@ -463,7 +462,7 @@ def _load_lesson(
                 message="no `# Title` line; title taken from the folder name",
             )
         )
-    quiz_path: Path | None = folder / QUIZ_FILE
+    quiz_path = folder / QUIZ_FILE
     quiz: list[QuizItem] = []
     quiz_text = (
         _read_text(quiz_path, root, problems, MAX_QUIZ_BYTES, truncate=False)
@@ -479,7 +478,6 @@ def _load_lesson(
                     message="missing quiz bank; the lesson has no quiz items",
                 )
             )
-        quiz_path = None
     else:
         quiz, notes = parse_quiz_bank(quiz_text, id_slug(phase, number))
         problems.extend(
@@ -505,8 +503,8 @@ def _load_lesson(
         sections=doc.sections,
         further_reading=doc.further_reading,
         quiz=quiz,
-        doc_path=doc_path,
-        quiz_path=quiz_path,
+        doc_path=None if text is None else doc_path,
+        quiz_path=None if quiz_text is None else quiz_path,
     )
 
 

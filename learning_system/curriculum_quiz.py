@@ -3,6 +3,7 @@ Malformed items are dropped with a note naming them; reading never raises on con
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any, Literal
 
@@ -48,7 +49,11 @@ def parse_quiz_bank(text: str, id_prefix: str) -> tuple[list[QuizItem], list[Not
     except InputLimitError as exc:
         return [], [(None, f"beyond the input limits ({exc}); no quiz items read")]
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-        where = f" (line {exc.lineno}, column {exc.colno})" if hasattr(exc, "lineno") else ""
+        where = (
+            f" (line {exc.lineno}, column {exc.colno})"
+            if isinstance(exc, json.JSONDecodeError)
+            else ""
+        )
         return [], [(None, f"not valid JSON{where}; no quiz items read")]
     raw_items = _bank_items(data)
     if raw_items is None:
@@ -80,8 +85,9 @@ def _bank_items(data: Any) -> list[Any] | None:
         return data
     if isinstance(data, dict):
         for key in _BANK_KEYS:
-            if isinstance(data.get(key), list):
-                return data[key]
+            items = data.get(key)
+            if isinstance(items, list):
+                return items
     return None
 
 

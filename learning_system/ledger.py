@@ -1,4 +1,6 @@
-"""Attempts, mistakes and concepts over the store, and the due queue."""
+"""Attempts, mistakes and concepts over the store, and the due queue: the rules (what a new
+mistake or concept starts as, how an answer moves a schedule) over the store's tables
+(`store.attempts`, `store.mistakes`, `store.concepts`), which hold the SQL."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from learning_system import scheduling
 from learning_system.scheduling import Confidence, Outcome
 from learning_system.store import Store, iso, utcnow
+from learning_system.tables.rows import MistakeRow
 from learning_system.text import valid_data, valid_text
 
 ErrorType = Literal["structural", "deviation", "application", "metacognitive"]
@@ -73,108 +76,79 @@ class DueItem(BaseModel):
 
 def record_attempt(store: Store, attempt: Attempt) -> bool:
     """Durable when it returns. Returns False when this attempt id was already recorded."""
-    created = iso(attempt.created_at)
-    with store.transaction() as c:
-        cur = c.execute(
-            "INSERT OR IGNORE INTO attempts (id, session_id, lesson_id, concept_id, item_id, kind, "
-            "answer, outcome, confidence, feynman, payload, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                attempt.id,
-                attempt.session_id,
-                attempt.lesson_id,
-                attempt.concept_id,
-                attempt.item_id,
-                attempt.kind,
-                valid_text(attempt.answer),
-                attempt.outcome,
-                attempt.confidence,
-                None if attempt.feynman is None else int(attempt.feynman),
-                json.dumps(valid_data(attempt.payload), sort_keys=True),
-                created,
-            ),
-        )
-        return cur.rowcount == 1
+    return store.attempts.insert(
+        {
+            "id": attempt.id,
+            "session_id": attempt.session_id,
+            "lesson_id": attempt.lesson_id,
+            "concept_id": attempt.concept_id,
+            "item_id": attempt.item_id,
+            "kind": attempt.kind,
+            "answer": valid_text(attempt.answer),
+            "outcome": attempt.outcome,
+            "confidence": attempt.confidence,
+            "feynman": None if attempt.feynman is None else int(attempt.feynman),
+            "payload": json.dumps(valid_data(attempt.payload), sort_keys=True),
+            "created_at": iso(attempt.created_at),
+        }
+    )
 
 
 def grade_attempt(store: Store, attempt_id: str, outcome: Outcome) -> bool:
     """Grade an answer recorded as pending, once. Returns False when it was already graded."""
-    with store.transaction() as c:
-        cur = c.execute(
-            "UPDATE attempts SET outcome = ? WHERE id = ? AND outcome = 'pending'",
-            (outcome, attempt_id),
-        )
-        return cur.rowcount == 1
+    return store.attempts.grade(attempt_id, outcome)
 
 
 def attempts(
     store: Store, *, session_id: str | None = None, concept_id: str | None = None
 ) -> list[dict[str, Any]]:
-    sql, params = "SELECT * FROM attempts WHERE 1=1", []
-    if session_id is not None:
-        sql += " AND session_id = ?"
-        params.append(session_id)
-    if concept_id is not None:
-        sql += " AND concept_id = ?"
-        params.append(concept_id)
-    return store.rows(sql + " ORDER BY created_at, id", tuple(params))
+    """The attempts as stored (`payload` is JSON text), oldest first."""
+    return [dict(r) for r in store.attempts.where(session_id=session_id, concept_id=concept_id)]
 
 
 def record_mistake(store: Store, mistake: Mistake, when: datetime | None = None) -> bool:
     """A new mistake is due at once: the next review asks it first."""
     now = iso(when)
-    with store.transaction() as c:
-        cur = c.execute(
-            "INSERT OR IGNORE INTO mistakes (id, attempt_id, concept_id, item_id, lesson_id, "
-            "error_type, attribution, status, retest_early, item, next_review, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?)",
-            (
-                mistake.id,
-                mistake.attempt_id,
-                mistake.concept_id,
-                mistake.item_id,
-                mistake.lesson_id,
-                mistake.error_type,
-                valid_text(mistake.attribution),
-                int(mistake.retest_early),
-                json.dumps(valid_data(mistake.item), sort_keys=True),
-                now,
-                now,
-            ),
-        )
-        return cur.rowcount == 1
+    return store.mistakes.insert(
+        {
+            "id": mistake.id,
+            "attempt_id": mistake.attempt_id,
+            "concept_id": mistake.concept_id,
+            "item_id": mistake.item_id,
+            "lesson_id": mistake.lesson_id,
+            "error_type": mistake.error_type,
+            "attribution": valid_text(mistake.attribution),
+            "status": "open",
+            "retest_early": int(mistake.retest_early),
+            "item": json.dumps(valid_data(mistake.item), sort_keys=True),
+            "next_review": now,
+            "created_at": now,
+            "resolved_at": None,
+        }
+    )
 
 
 def attribute_mistake(
     store: Store, mistake_id: str, error_type: ErrorType, attribution: str
 ) -> None:
-    with store.transaction() as c:
-        c.execute(
-            "UPDATE mistakes SET error_type = ?, attribution = ? WHERE id = ?",
-            (error_type, valid_text(attribution), mistake_id),
-        )
+    store.mistakes.attribute(mistake_id, error_type, valid_text(attribution))
+
+
+def _decoded(row: MistakeRow) -> dict[str, Any]:
+    out: dict[str, Any] = dict(row)
+    out["item"] = json.loads(row["item"]) if row["item"] else {}
+    return out
 
 
 def mistakes(store: Store, status: str | None = None) -> list[dict[str, Any]]:
-    if status is None:
-        rows = store.rows("SELECT * FROM mistakes ORDER BY created_at, id")
-    else:
-        rows = store.rows(
-            "SELECT * FROM mistakes WHERE status = ? ORDER BY created_at, id", (status,)
-        )
-    for r in rows:
-        r["item"] = json.loads(r["item"]) if r["item"] else {}
-    return rows
+    """The mistakes (or those with `status`), oldest first, each `item` decoded."""
+    return [_decoded(r) for r in store.mistakes.all(status)]
 
 
 def mistake(store: Store, mistake_id: str) -> dict[str, Any] | None:
     """One mistake by id, its item decoded; None when there is none."""
-    rows = store.rows("SELECT * FROM mistakes WHERE id = ?", (mistake_id,))
-    if not rows:
-        return None
-    row = rows[0]
-    row["item"] = json.loads(row["item"]) if row["item"] else {}
-    return row
+    row = store.mistakes.get(mistake_id)
+    return None if row is None else _decoded(row)
 
 
 def review_mistake(
@@ -189,27 +163,28 @@ def review_mistake(
     on the same day: it stays open and comes back tomorrow. Wrong: stays open and comes back
     tomorrow. Returns the new status."""
     now = when or utcnow()
-    row = store.rows("SELECT * FROM mistakes WHERE id = ?", (mistake_id,))
-    if not row:
+    m = store.mistakes.get(mistake_id)
+    if m is None:
         raise KeyError(mistake_id)
-    m = row[0]
     same_day = (
         datetime.fromisoformat(m["created_at"]).astimezone(UTC).date() >= now.astimezone(UTC).date()
     )
+    tomorrow = iso(now + scheduling.EARLY_RETEST_AFTER)
     if outcome == "correct" and same_day:  # not yet a test of memory: once more tomorrow
-        status, retest, due = "open", 0, iso(now + scheduling.EARLY_RETEST_AFTER)
+        status, retest, due = "open", 0, tomorrow
     elif outcome == "correct" and m["retest_early"]:
-        status, retest, due = "open", 0, iso(now + scheduling.EARLY_RETEST_AFTER)
+        status, retest, due = "open", 0, tomorrow
     elif outcome == "correct":
         status, retest, due = "resolved", 0, m["next_review"]
     else:
-        status, retest, due = "open", m["retest_early"], iso(now + scheduling.EARLY_RETEST_AFTER)
-    with store.transaction() as c:
-        c.execute(
-            "UPDATE mistakes SET status = ?, retest_early = ?, next_review = ?, resolved_at = ? "
-            "WHERE id = ?",
-            (status, retest, due, iso(now) if status == "resolved" else None, mistake_id),
-        )
+        status, retest, due = "open", m["retest_early"], tomorrow
+    store.mistakes.reschedule(
+        mistake_id,
+        status=status,
+        retest_early=retest,
+        next_review=due,
+        resolved_at=iso(now) if status == "resolved" else None,
+    )
     return status
 
 
@@ -217,35 +192,43 @@ def upsert_concept(store: Store, concept: Concept, when: datetime | None = None)
     """Create a concept scheduled from interval 0, or update its descriptive fields. Returns True
     when something changed."""
     now = when or utcnow()
-    existing = concept_row(store, concept.id)
+    existing = store.concepts.get(concept.id)
     fields = concept.model_dump()
     if existing and all(existing.get(k) == v for k, v in fields.items()):
         return False
-    with store.transaction() as c:
-        if existing:
-            sets = ", ".join(f"{k} = :{k}" for k in fields if k != "id")
-            c.execute(
-                f"UPDATE concepts SET {sets}, updated_at = :now WHERE id = :id",
-                {**fields, "now": iso(now)},
-            )
-        else:
-            c.execute(
-                "INSERT INTO concepts (id, name, track, type, language, status, notes, lesson_id, "
-                "card, interval_index, next_review, mastery, created_at, updated_at) VALUES "
-                "(:id, :name, :track, :type, :language, :status, :notes, :lesson_id, NULL, 0, "
-                ":due, 0.0, :now, :now)",
-                {**fields, "due": iso(scheduling.first_due(concept.type, now)), "now": iso(now)},
-            )
+    if existing:
+        del fields["id"]
+        store.concepts.update(concept.id, {**fields, "updated_at": iso(now)})
+    else:
+        store.concepts.insert(
+            {
+                "id": concept.id,
+                "name": concept.name,
+                "track": concept.track,
+                "type": concept.type,
+                "language": concept.language,
+                "status": concept.status,
+                "notes": concept.notes,
+                "lesson_id": concept.lesson_id,
+                "card": None,
+                "interval_index": 0,
+                "next_review": iso(scheduling.first_due(concept.type, now)),
+                "last_review": None,
+                "mastery": 0.0,
+                "created_at": iso(now),
+                "updated_at": iso(now),
+            }
+        )
     return True
 
 
 def concept_row(store: Store, concept_id: str) -> dict[str, Any] | None:
-    rows = store.rows("SELECT * FROM concepts WHERE id = ?", (concept_id,))
-    return rows[0] if rows else None
+    row = store.concepts.get(concept_id)
+    return None if row is None else dict(row)
 
 
 def concepts(store: Store) -> list[dict[str, Any]]:
-    return store.rows("SELECT * FROM concepts ORDER BY lesson_id, id")
+    return [dict(r) for r in store.concepts.all()]
 
 
 def review_concept(
@@ -258,84 +241,48 @@ def review_concept(
     """One answer about a concept (already recorded as an attempt): the FSRS card, interval
     index, next review, mastery and plain status (scheduling.concept_status) move."""
     now = when or utcnow()
-    row = concept_row(store, concept_id)
+    row = store.concepts.get(concept_id)
     if row is None:
         raise KeyError(concept_id)
     card, due = scheduling.review(row["card"], outcome, confidence, now)
-    history = store.rows(
-        "SELECT created_at, outcome, confidence FROM attempts WHERE concept_id = ? "
-        "ORDER BY created_at DESC LIMIT 50",
-        (concept_id,),
-    )
-    answers = [
-        (datetime.fromisoformat(h["created_at"]), h["outcome"], h["confidence"]) for h in history
-    ]
-    graded = [
+    history = [
         (datetime.fromisoformat(h["created_at"]), h["outcome"], h["confidence"])
-        for h in reversed(history)
+        for h in store.attempts.recent_answers(concept_id, 50)
     ]
-    update = {
-        "status": scheduling.concept_status(graded),
+    update: dict[str, Any] = {
+        "status": scheduling.concept_status(list(reversed(history))),
         "card": card,
         "interval_index": scheduling.next_interval_index(row["interval_index"] or 0, outcome),
         "next_review": iso(due),
         "last_review": iso(now),
-        "mastery": scheduling.mastery(answers, now),
+        "mastery": scheduling.mastery(history, now),
         "updated_at": iso(now),
     }
-    with store.transaction() as c:
-        sets = ", ".join(f"{k} = :{k}" for k in update)
-        c.execute(f"UPDATE concepts SET {sets} WHERE id = :id", {**update, "id": concept_id})
+    store.concepts.update(concept_id, update)
     return {**row, **update}
 
 
 def due_queue(store: Store, now: datetime | None = None, limit: int = 50) -> list[DueItem]:
     """Due mistakes first (early retests at the front), then due concepts, oldest due first."""
     at = iso(now)
-    rows = []
-    for early in (1, 0):  # each a range scan of idx_mistakes_due, in order, stopping at `limit`
-        rows += store.execute(
-            "SELECT id, concept_id, next_review, retest_early FROM mistakes "
-            "WHERE status = 'open' AND retest_early = ? AND next_review <= ? "
-            "ORDER BY next_review, id LIMIT ?",
-            (early, at, limit - len(rows)),
-        ).fetchall()
-        if len(rows) >= limit:
-            break
+    rows = store.mistakes.due(at, limit)
+    if len(rows) < limit:
+        rows += store.concepts.due(at, limit - len(rows))
     # rows from our own tables: built without re-validation, on the hot path of every review
-    items = [
-        DueItem.model_construct(kind="mistake", id=i, concept_id=c, due=d, retest_early=bool(r))
-        for i, c, d, r in rows
-    ]
-    if len(items) < limit:
-        rows = store.execute(
-            "SELECT id, next_review FROM concepts WHERE next_review <= ? "
-            "ORDER BY next_review, id LIMIT ?",
-            (at, limit - len(items)),
-        ).fetchall()
-        items += [
-            DueItem.model_construct(kind="concept", id=i, concept_id=i, due=d, retest_early=False)
-            for i, d in rows
-        ]
-    return items
+    return [DueItem.model_construct(**r) for r in rows]
 
 
 def due_counts(store: Store, now: datetime | None = None) -> dict[str, int]:
     at = iso(now)
-    m = store.execute(
-        "SELECT count(*) FROM mistakes WHERE status = 'open' AND next_review <= ?", (at,)
-    ).fetchone()[0]
-    c = store.execute("SELECT count(*) FROM concepts WHERE next_review <= ?", (at,)).fetchone()[0]
-    return {"mistakes": m, "concepts": c}
+    return {"mistakes": store.mistakes.count_due(at), "concepts": store.concepts.count_due(at)}
 
 
 def concepts_by_status(store: Store) -> dict[str, int]:
-    rows = store.rows("SELECT status, count(*) AS n FROM concepts GROUP BY status")
-    return {r["status"]: r["n"] for r in rows}
+    return store.concepts.count_by_status()
 
 
 def mean_mastery(store: Store) -> float | None:
-    value = store.execute("SELECT avg(mastery) FROM concepts").fetchone()[0]
+    value = store.concepts.mean_mastery()
     return None if value is None else round(value, 2)
 
 
@@ -344,15 +291,7 @@ def due_load(store: Store, days: int = 14, now: datetime | None = None) -> list[
     everything already due)."""
     start = now or utcnow()
     ends = [iso(start + timedelta(days=d + 1)) for d in range(days)]
-    dues = [
-        r[0]
-        for r in store.execute(
-            "SELECT next_review FROM mistakes WHERE status = 'open' AND next_review < ? "
-            "UNION ALL SELECT next_review FROM concepts WHERE next_review < ?",
-            (ends[-1], ends[-1]),
-        ).fetchall()
-        if r[0]
-    ]
+    dues = store.mistakes.open_due_dates(ends[-1]) + store.concepts.due_dates(ends[-1])
     return [
         sum(1 for d in dues if (ends[n - 1] if n else "") <= d < end) for n, end in enumerate(ends)
     ]
@@ -362,12 +301,11 @@ def mastery_by_day(store: Store, days: int = 30, now: datetime | None = None) ->
     """Advisory mastery of all answers up to the end of each of the last `days` days (the
     mastery rule over the pooled answers, each day as of that day)."""
     end = now or utcnow()
-    rows = store.execute(
-        "SELECT created_at, outcome, confidence FROM attempts WHERE outcome != 'pending' "
-        "AND created_at >= ? ORDER BY created_at DESC LIMIT 5000",
-        (iso(end - timedelta(days=days + 60)),),
-    ).fetchall()
-    answers = [(datetime.fromisoformat(w), o, c) for w, o, c in reversed(rows)]
+    rows = store.attempts.graded_since(iso(end - timedelta(days=days + 60)), 5000)
+    answers = [
+        (datetime.fromisoformat(r["created_at"]), r["outcome"], r["confidence"])
+        for r in reversed(rows)
+    ]
     out = []
     for d in range(days - 1, -1, -1):
         day_end = end - timedelta(days=d)

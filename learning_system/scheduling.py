@@ -6,7 +6,11 @@ import json
 import math
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from types import ModuleType
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    import fsrs
 
 Outcome = Literal["correct", "wrong", "idk"]
 Confidence = Literal["sure", "hunch", "no_idea"]
@@ -16,7 +20,7 @@ MASTERY_CAP = 0.80
 MASTERY_HALF_LIFE_DAYS = 14.0
 MASTERY_MIN_EVIDENCE = 3
 # How much one answer says about mastery, by outcome and confidence.
-EVIDENCE = {
+EVIDENCE: dict[tuple[str, str | None], float] = {
     ("correct", "sure"): 1.0,
     ("correct", "hunch"): 0.6,
     ("correct", "no_idea"): 0.3,
@@ -30,10 +34,11 @@ FIRST_DUE = {
 }
 EARLY_RETEST_AFTER = timedelta(days=1)
 
-_scheduler = None
+_scheduler: fsrs.Scheduler | None = None
 
 
-def _fsrs():
+def _fsrs() -> tuple[ModuleType, fsrs.Scheduler]:
+    """fsrs and the one scheduler, imported on first use (fsrs is slow to import)."""
     global _scheduler
     import fsrs
 
@@ -77,7 +82,7 @@ def next_interval_index(current: int, outcome: Outcome) -> int:
     return 0 if is_lapse(outcome) else current + 1
 
 
-def mastery(answers: Iterable[tuple[datetime, str, str]], now: datetime) -> float:
+def mastery(answers: Iterable[tuple[datetime, str, str | None]], now: datetime) -> float:
     """Recency-weighted share of confident right answers, scaled to 0.00–0.80. Advisory only."""
     weight_sum = score_sum = 0.0
     count = 0

@@ -111,11 +111,7 @@ class SessionLease:
         self.store.fence(self.session_id, None)
         fd, self._fd = self._fd, None
         try:
-            with self.store.transaction() as c:
-                c.execute(
-                    "DELETE FROM settings WHERE key = ? AND value = ?",
-                    (LEASE_PREFIX + self.session_id, self.token),
-                )
+            self.store.delete_setting(LEASE_PREFIX + self.session_id, self.token)
         finally:
             os.close(fd)  # the lock goes even when the store cannot be written any more
 

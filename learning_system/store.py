@@ -12,17 +12,26 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from learning_system.errors import LearningSystemError
+from learning_system.tables.attempts import Attempts
+from learning_system.tables.concepts import Concepts
+from learning_system.tables.mistakes import Mistakes
+from learning_system.tables.records import Records
+from learning_system.tables.sessions import Sessions
 from learning_system.text import valid_data, valid_text
 
 if TYPE_CHECKING:
     import sqlite_utils
+
+    from learning_system.session_lock import SessionLease
+
+Params = Sequence[object] | Mapping[str, object]
 
 SCHEMA_VERSION = 2
 
@@ -78,8 +87,8 @@ def iso(when: datetime | None = None) -> str:
 
 
 def _v1(db: sqlite_utils.Database) -> None:
-    db["settings"].create({"key": str, "value": str}, pk="key")
-    db["concepts"].create(
+    db.table("settings").create({"key": str, "value": str}, pk="key")
+    db.table("concepts").create(
         {
             "id": str,
             "name": str,
@@ -100,8 +109,8 @@ def _v1(db: sqlite_utils.Database) -> None:
         pk="id",
         defaults={"status": "developing", "type": "concept", "interval_index": 0, "mastery": 0.0},
     )
-    db["concepts"].create_index(["next_review"])
-    db["attempts"].create(
+    db.table("concepts").create_index(["next_review"])
+    db.table("attempts").create(
         {
             "id": str,
             "session_id": str,
@@ -118,9 +127,9 @@ def _v1(db: sqlite_utils.Database) -> None:
         },
         pk="id",
     )
-    db["attempts"].create_index(["concept_id", "created_at"])
-    db["attempts"].create_index(["session_id"])
-    db["mistakes"].create(
+    db.table("attempts").create_index(["concept_id", "created_at"])
+    db.table("attempts").create_index(["session_id"])
+    db.table("mistakes").create(
         {
             "id": str,
             "attempt_id": str,
@@ -139,8 +148,8 @@ def _v1(db: sqlite_utils.Database) -> None:
         pk="id",
         defaults={"status": "open", "retest_early": 0},
     )
-    db["mistakes"].create_index(["status", "next_review"])
-    db["sessions"].create(
+    db.table("mistakes").create_index(["status", "next_review"])
+    db.table("sessions").create(
         {
             "id": str,
             "lesson_id": str,
@@ -153,14 +162,14 @@ def _v1(db: sqlite_utils.Database) -> None:
         },
         pk="id",
     )
-    db["session_events"].create(
+    db.table("session_events").create(
         {"session_id": str, "seq": int, "kind": str, "payload": str, "created_at": str},
         pk=("session_id", "seq"),
     )
-    db["session_notes"].create(
+    db.table("session_notes").create(
         {"id": str, "session_id": str, "kind": str, "body": str, "created_at": str}, pk="id"
     )
-    db["receipts"].create(
+    db.table("receipts").create(
         {
             "receipt_id": str,
             "message_id": str,
@@ -171,14 +180,16 @@ def _v1(db: sqlite_utils.Database) -> None:
         },
         pk="receipt_id",
     )
-    db["receipts"].create_index(["message_id"])
-    db["sources"].create(
+    db.table("receipts").create_index(["message_id"])
+    db.table("sources").create(
         {"url": str, "hash": str, "status": str, "excerpt": str, "reason": str, "seen_at": str},
         pk="url",
     )
-    db["digests"].create({"id": str, "lesson_id": str, "payload": str, "created_at": str}, pk="id")
-    db["digests"].create_index(["lesson_id", "created_at"])
-    db["model_calls"].create(
+    db.table("digests").create(
+        {"id": str, "lesson_id": str, "payload": str, "created_at": str}, pk="id"
+    )
+    db.table("digests").create_index(["lesson_id", "created_at"])
+    db.table("model_calls").create(
         {
             "call_id": str,
             "provider": str,
@@ -194,7 +205,7 @@ def _v1(db: sqlite_utils.Database) -> None:
         },
         pk="call_id",
     )
-    db["ingests"].create(
+    db.table("ingests").create(
         {
             "id": str,
             "session_id": str,
@@ -207,11 +218,11 @@ def _v1(db: sqlite_utils.Database) -> None:
         },
         pk="id",
     )
-    db["glossary"].create({"term": str, "definition": str, "lesson_id": str}, pk="term")
-    db["learning_records"].create(
+    db.table("glossary").create({"term": str, "definition": str, "lesson_id": str}, pk="term")
+    db.table("learning_records").create(
         {"lesson_id": str, "payload": str, "created_at": str}, pk="lesson_id"
     )
-    db["knowledge_pages"].create(
+    db.table("knowledge_pages").create(
         {"concept_id": str, "markdown": str, "sources": str, "updated_at": str}, pk="concept_id"
     )
 
@@ -259,8 +270,15 @@ class Store:
         self._lock = threading.RLock()
         self._fences: dict[str, str] = {}
         self._on_close: list[Callable[[], None]] = []
-        self.leases: dict[str, Any] = {}  # session id -> SessionLease (session_lock.py)
+        self.leases: dict[str, SessionLease] = {}  # by session id (session_lock.py)
         self._closed = False
+        self._depth = 0  # transactions open on the thread holding the lock
+        # the tables (learning_system/tables/): the rest of the store layer's SQL
+        self.attempts = Attempts(self)
+        self.mistakes = Mistakes(self)
+        self.concepts = Concepts(self)
+        self.records = Records(self)
+        self.sessions = Sessions(self)
         _check_file(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -374,9 +392,19 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """All or nothing; committed (and durable) when the block exits. Waits (saying so once)
-        while another program holds the write lock, then gives up with StoreBusy."""
+        while another program holds the write lock, then gives up with StoreBusy. A transaction
+        opened inside another on the same thread joins it: it commits or rolls back with the
+        outer one (so a batch of table writes is all or nothing)."""
         with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self.conn
+                finally:
+                    self._depth -= 1
+                return
             self._begin()
+            self._depth = 1
             try:
                 yield self.conn
             except sqlite3.DatabaseError as exc:
@@ -387,6 +415,8 @@ class Store:
             except BaseException:
                 self._rollback()
                 raise
+            finally:
+                self._depth = 0
             try:
                 self.conn.execute("COMMIT")
             except sqlite3.DatabaseError as exc:
@@ -414,7 +444,7 @@ class Store:
             except sqlite3.DatabaseError:  # a failed COMMIT may have rolled back already
                 pass
 
-    def execute(self, sql: str, params: tuple | dict = ()) -> sqlite3.Cursor:
+    def execute(self, sql: str, params: Params = ()) -> sqlite3.Cursor:
         with self._lock:
             try:
                 return self.conn.execute(sql, params)
@@ -423,7 +453,7 @@ class Store:
             except sqlite3.DatabaseError as exc:
                 raise self._error(exc) from None
 
-    def rows(self, sql: str, params: tuple | dict = ()) -> list[dict[str, Any]]:
+    def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]:
         with self._lock:
             try:
                 cur = self.conn.execute(sql, params)
@@ -444,6 +474,11 @@ class Store:
     def set_setting(self, key: str, value: str) -> None:
         with self.transaction() as c:
             c.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, value))
+
+    def delete_setting(self, key: str, value: str) -> None:
+        """Remove `key` if it still holds `value` (a lease released only by its holder)."""
+        with self.transaction() as c:
+            c.execute("DELETE FROM settings WHERE key = ? AND value = ?", (key, value))
 
     # sessions, their event log and notes ---------------------------------------------------
     def save_session(
@@ -578,13 +613,20 @@ class Store:
 
     # gate receipts ---------------------------------------------------------------------------
     def save_receipt(
-        self, receipt_id: str, message_id: str, gate: str, outcome: str, payload: dict[str, Any]
+        self,
+        receipt_id: str,
+        message_id: str,
+        gate: str,
+        outcome: str,
+        payload: dict[str, Any],
+        when: datetime | None = None,
     ) -> None:
+        body = json.dumps(payload, sort_keys=True)
         with self.transaction() as c:
             c.execute(
                 "INSERT OR IGNORE INTO receipts (receipt_id, message_id, gate, outcome, payload, "
                 "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (receipt_id, message_id, gate, outcome, json.dumps(payload, sort_keys=True), iso()),
+                (receipt_id, message_id, gate, outcome, body, iso(when)),
             )
 
     def receipts_for(self, message_id: str) -> list[dict[str, Any]]:
@@ -696,20 +738,27 @@ class Store:
             )
 
     def ingests(self, status: str | None = None) -> list[dict[str, Any]]:
-        sql, params = "SELECT * FROM ingests", ()
+        sql, params = "SELECT * FROM ingests", []
         if status is not None:
-            sql, params = sql + " WHERE status = ?", (status,)
+            sql, params = sql + " WHERE status = ?", [status]
         rows = self.rows(sql + " ORDER BY created_at, id", params)
         for r in rows:
             r["payload"] = json.loads(r["payload"])
             r["reasons"] = json.loads(r["reasons"] or "[]")
         return rows
 
-    def set_ingest_status(self, ingest_id: str, status: str, reasons: list[str]) -> None:
+    def ingest_status(self, ingest_id: str) -> tuple[str, list[str]] | None:
+        """An ingest's status and reasons; None when there is no such ingest."""
+        rows = self.rows("SELECT status, reasons FROM ingests WHERE id = ?", (ingest_id,))
+        return (rows[0]["status"], json.loads(rows[0]["reasons"] or "[]")) if rows else None
+
+    def set_ingest_status(
+        self, ingest_id: str, status: str, reasons: list[str], when: datetime | None = None
+    ) -> None:
         with self.transaction() as c:
             c.execute(
                 "UPDATE ingests SET status = ?, reasons = ?, updated_at = ? WHERE id = ?",
-                (status, json.dumps(reasons), iso(), ingest_id),
+                (status, json.dumps(reasons), iso(when), ingest_id),
             )
 
 

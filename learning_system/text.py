@@ -8,6 +8,7 @@ the store boundary, so one bad byte never blocks a write.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from learning_system.errors import LearningSystemError
@@ -61,7 +62,7 @@ def valid_data(value: Any, *, max_depth: int | None = None) -> Any:
     return root[0]
 
 
-def _bounded_number(kind: type):
+def _bounded_number(kind: type[int] | type[float]) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         if len(text) > MAX_NUMBER_CHARS:
             raise InputLimitError(f"a number longer than {MAX_NUMBER_CHARS} characters")

@@ -19,6 +19,7 @@ from typing import Any
 
 from learning_system.errors import LearningSystemError
 from learning_system.store import Store
+from learning_system.tables.rows import KnowledgePageRow
 from learning_system.terminal import strip_terminal
 
 README = "README.md"
@@ -174,9 +175,7 @@ def _json(value: str | None) -> Any:
 
 
 def render_active_concepts(store: Store) -> str:
-    rows = store.rows(
-        "SELECT id, name, type, language, status, mastery, next_review, lesson_id FROM concepts"
-    )
+    rows = store.concepts.all()
     rows.sort(key=lambda r: (STATUS_ORDER.get(r["status"], 9), r["next_review"] or "", r["id"]))
     out = ["# Active concepts", ""]
     if not rows:
@@ -209,9 +208,7 @@ def render_active_concepts(store: Store) -> str:
 
 
 def render_mistakes(store: Store) -> str:
-    rows = store.rows(
-        "SELECT * FROM mistakes ORDER BY CASE status WHEN 'open' THEN 0 ELSE 1 END, created_at, id"
-    )
+    rows = store.mistakes.open_first()
     out = ["# Mistakes", ""]
     if not rows:
         out += ["No mistakes recorded.", ""]
@@ -221,12 +218,12 @@ def render_mistakes(store: Store) -> str:
         f"{open_n} open, {len(rows) - open_n} resolved. Open mistakes come first in every review.",
         "",
     ]
-    names = {c["id"]: c["name"] for c in store.rows("SELECT id, name FROM concepts")}
+    names = store.concepts.names()
     for r in rows:
         item = _json(r["item"])
         question = item.get("question") if isinstance(item, dict) else None
         question = question if isinstance(question, str) and question.strip() else ""
-        concept = names.get(r["concept_id"]) or r["concept_id"] or "a question"
+        concept = names.get(r["concept_id"] or "") or r["concept_id"] or "a question"
         heading = md_inline(concept) + (f" — {md_inline(_short(question))}" if question else "")
         out += [f"## {heading}", ""]
         if question and _short(question) != question.strip():
@@ -261,7 +258,7 @@ def _code_span(text: str) -> str:
 
 
 def render_learning_records(store: Store) -> str:
-    rows = store.rows("SELECT * FROM learning_records ORDER BY lesson_id")
+    rows = store.records.learning_records()
     out = ["# Learning records", ""]
     if not rows:
         out += ["No lessons recorded yet.", ""]
@@ -311,12 +308,12 @@ def render_learning_records(store: Store) -> str:
 
 
 def render_session_notes(store: Store) -> str:
-    rows = store.rows("SELECT * FROM session_notes ORDER BY session_id, created_at, id")
+    rows = store.sessions.all_notes()
     out = ["# Session notes", ""]
     if not rows:
         out += ["No session notes yet.", ""]
         return "\n".join(out)
-    lessons = {r["id"]: r["lesson_id"] for r in store.rows("SELECT id, lesson_id FROM sessions")}
+    lessons = store.sessions.lessons()
     session = None
     for r in rows:
         if r["session_id"] != session:
@@ -424,7 +421,7 @@ def _note(kind: str, body: dict[str, Any], day: str) -> list[str]:
     return out + [""]
 
 
-def render_knowledge_page(row: dict[str, Any]) -> str:
+def render_knowledge_page(row: KnowledgePageRow) -> str:
     """The stored page (built by the Clerk with every untrusted part escaped), cleaned of any
     terminal sequences once more."""
     return strip_terminal(row["markdown"] or "").rstrip() + "\n"
@@ -439,7 +436,7 @@ def render_views(store: Store) -> dict[str, str]:
         "learning-records.md": render_learning_records(store),
         "session-notes.md": render_session_notes(store),
     }
-    for row in store.rows("SELECT * FROM knowledge_pages ORDER BY concept_id"):
+    for row in store.records.knowledge_pages():
         files[f"{KNOWLEDGE_DIR}/{knowledge_file_name(row['concept_id'])}"] = render_knowledge_page(
             row
         )

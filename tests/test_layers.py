@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,52 @@ def test_the_engine_stays_in_small_phases():
                 assert length <= 65, f"{path}:{node.lineno} {node.name} is {length} lines"
     phases = {p.stem for p in (engine / "phases").glob("*.py")}
     assert {"prior", "probe", "results", "plan", "teach", "quiz", "end"} <= phases
+
+
+# the store layer: learning_system/store.py and the tables under learning_system/tables/ ----
+STORE_LAYER = ("learning_system/store.py", "learning_system/tables/")
+SQL = re.compile(
+    r"\b(SELECT\s.*\bFROM\b|INSERT\s+(OR\s+\w+\s+)?INTO\b|UPDATE\s+\w+\s+SET\b|DELETE\s+FROM\b|"
+    r"CREATE\s+(TABLE|INDEX|VIEW|TRIGGER)\b|DROP\s+(TABLE|INDEX)\b|PRAGMA\s|BEGIN\s+IMMEDIATE)",
+    re.S,
+)
+RUNS_SQL = {"execute", "executemany", "executescript", "rows", "fetchone", "fetchall"}
+
+
+def sql_outside_the_store_layer() -> list[str]:
+    found = []
+    for package in ("tutor", "learning_system"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            if rel.startswith(STORE_LAYER):
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                where = f"{rel}:{getattr(node, 'lineno', '?')}"
+                if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                    if SQL.search(node.value):
+                        found.append(f"{where}: an SQL string")
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                    if node.func.attr in RUNS_SQL:
+                        found.append(f"{where}: .{node.func.attr}(…)")
+                elif isinstance(node, ast.Import | ast.ImportFrom):
+                    names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+                    module = node.module if isinstance(node, ast.ImportFrom) else None
+                    if any(n.split(".")[0] in ("sqlite3", "sqlite_utils") for n in names) or (
+                        module and module.split(".")[0] in ("sqlite3", "sqlite_utils")
+                    ):
+                        found.append(f"{where}: imports SQLite")
+    return found
+
+
+def test_only_the_store_layer_runs_sql():
+    """One data-access style: every SQL statement is in learning_system/store.py or a table
+    of learning_system/tables/; everything else calls their methods (`store.concepts.get`,
+    `store.save_session`, …), never `execute`/`rows` or a connection of its own."""
+    assert sql_outside_the_store_layer() == []
+
+
+def test_the_sql_rule_sees_sql():
+    assert SQL.search("SELECT id FROM concepts WHERE x = ?")
+    assert SQL.search("INSERT OR IGNORE INTO attempts (id) VALUES (?)")
+    assert SQL.search("UPDATE mistakes SET status = ?")
+    assert not SQL.search("Select the option you are sure of, then update the plan.")

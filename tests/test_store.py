@@ -257,3 +257,22 @@ def test_due_queue_order_holds_across_early_retests(store):
         "m1",
         "m2",
     ]
+
+
+def test_a_transaction_inside_another_joins_it(store):
+    """Table writes made inside an open transaction commit with it, or not at all (the Clerk's
+    batch relies on this)."""
+    first = Concept(id="c-joined", name="Joined")
+    with pytest.raises(RuntimeError), store.transaction():
+        ledger.upsert_concept(store, first)  # its own transaction, joined to the outer one
+        assert ledger.concept_row(store, "c-joined") is not None  # seen inside
+        raise RuntimeError("the batch fails after the write")
+    assert ledger.concept_row(store, "c-joined") is None
+    assert not store.conn.in_transaction
+
+    with store.transaction():
+        ledger.upsert_concept(store, first)
+        store.set_setting("joined", "yes")
+    assert ledger.concept_row(store, "c-joined")["name"] == "Joined"
+    assert store.get_setting("joined") == "yes"
+    assert not store.conn.in_transaction

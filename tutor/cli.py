@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 
     stdout = sys.stdout
     if args.command not in INTERACTIVE:  # the front ends clean what they show themselves
-        sys.stdout = SafeStream(stdout)  # type: ignore[assignment]
+        sys.stdout = SafeStream(stdout)
     try:
         return int(args._run(args) or 0)
     except LearningSystemError as exc:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from learning_system.packets import CurriculumGraph, LearningRequest, PacketResult
     from learning_system.packets.model import Body
     from learning_system.store import Store
+    from tutor.gates.verdicts import QuizIssue
 
 # how many teaching sections of each core lesson an llm_expanded packet drafts prose for
 EXPAND_SECTIONS = 2
@@ -49,6 +50,11 @@ def _placed(options: list[str], key: int, item_id: str) -> tuple[list[str], int]
     return rotated, (key + shift) % len(options)
 
 
+def _codes(issues: list[QuizIssue]) -> list[str]:
+    """The codes of the gate's issues (every issue of tutor.gates.mcq carries one)."""
+    return sorted({i.code for i in issues if i.code is not None})
+
+
 def export_assessment(packet: Packet) -> dict[str, bytes]:
     """`assessment.json`: the packet's quiz items that pass the multiple-choice rules (no high
     or medium issue, item by item and over each stage's batch), as a quiz bank the tutor loads
@@ -65,12 +71,12 @@ def export_assessment(packet: Packet) -> dict[str, bytes]:
             question = QuizQuestion(
                 id=item.id, type="mcq", question=item.question, options=options, correct_index=key
             )
-            codes = sorted({i.code for i in mcq.blocking(mcq.audit_item(question))})
+            codes = _codes(mcq.blocking(mcq.audit_item(question)))
             if codes:
                 withheld.append({"id": item.id, "node_id": item.node_id, "codes": codes})
                 continue
             batch.append((item, question))
-        batch_codes = sorted({i.code for i in mcq.blocking(mcq.audit_batch([q for _, q in batch]))})
+        batch_codes = _codes(mcq.blocking(mcq.audit_batch([q for _, q in batch])))
         for item, question in batch:
             if batch_codes:
                 withheld.append({"id": item.id, "node_id": item.node_id, "codes": batch_codes})

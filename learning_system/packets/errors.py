@@ -14,6 +14,7 @@ class PacketError(LearningSystemError):
 
     def __init__(self, message: str = "") -> None:
         super().__init__(" ".join(strip_terminal(str(message)).split()))
+        self.stage_log: list[str] = []  # the stages that ran before it (compile_packet sets it)
 
 
 class RequestError(PacketError, ValueError):

@@ -17,10 +17,20 @@ import html
 import json
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from learning_system.packets.model import ConceptMap, ConceptMapEdge, ConceptMapNode, Packet
+from learning_system.packets.model import (
+    CodeLinkView,
+    ConceptMap,
+    ConceptMapEdge,
+    ConceptMapNode,
+    Packet,
+    Provenance,
+)
 from learning_system.views import md_code, md_inline, md_text
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 NOTEBOOK_LANGUAGES = frozenset({"python", "py", "python3", "ipython", "pycon"})
 
@@ -29,7 +39,7 @@ def _json(data: Any) -> bytes:
     return (json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-def _where(prov) -> str:
+def _where(prov: Provenance) -> str:
     if prov.line_start is None:
         return prov.source_path
     if prov.line_end in (None, prov.line_start):
@@ -176,7 +186,7 @@ def provenance_records(packet: Packet) -> list[dict[str, Any]]:
     body = packet.body
     out: list[dict[str, Any]] = []
 
-    def add(view: str, view_id: str, prov) -> None:
+    def add(view: str, view_id: str, prov: Provenance) -> None:
         out.append({"view": view, "id": view_id, **prov.model_dump(mode="json")})
 
     for n in body.nodes:
@@ -269,7 +279,7 @@ _CSS = (
 
 
 @lru_cache(maxsize=1)
-def _markdown():
+def _markdown() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     # no raw HTML and no images: the page stays inert and loads nothing
@@ -277,14 +287,15 @@ def _markdown():
 
 
 def _md_html(text: str) -> str:
-    return _markdown().render(text)
+    html_text: str = _markdown().render(text)
+    return html_text
 
 
 def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _src(prov) -> str:
+def _src(prov: Provenance) -> str:
     return f'<span class="src">{_e(_where(prov))}</span>'
 
 
@@ -438,7 +449,7 @@ def render_notebook(packet: Packet) -> dict[str, Any]:
             ),
         }
     ]
-    by_node: dict[str, list] = {}
+    by_node: dict[str, list[CodeLinkView]] = {}
     for c in packet.body.code_links:
         by_node.setdefault(c.node_id, []).append(c)
     for node_id in packet.body.reading_order:

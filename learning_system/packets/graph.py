@@ -714,12 +714,7 @@ def _ledger_pitfalls(
 ) -> tuple[list[Pitfall], list[Dangling]]:
     """The learner's mistakes on this curriculum's lessons. A mistake made in a session on
     another curriculum is left out; one whose session is unknown is kept."""
-    rows = store.rows(
-        "SELECT m.id, m.lesson_id, m.item_id, m.error_type, m.attribution, m.status, "
-        "m.retest_early, m.item, s.curriculum FROM mistakes m "
-        "LEFT JOIN attempts a ON a.id = m.attempt_id "
-        "LEFT JOIN sessions s ON s.id = a.session_id ORDER BY m.id"
-    )
+    rows = store.mistakes.with_curriculum()
     by_lesson = {n.lesson_id: n for n in nodes}
     by_pair = {(n.phase, n.number): n for n in nodes}
     here = {str(root), str(root.resolve())}

@@ -4,13 +4,13 @@ for the learner's own mistakes) and the line range."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from learning_system.packets.request import LearningRequest, sha256_hex
 
-SCHEMA = "learn/v0.1"
+SCHEMA: Final = "learn/v0.1"
 COMPILER_NAME = "learning_system.packets"
 COMPILER_VERSION = "0.1.0"
 PLUGIN_API = "1"
@@ -241,7 +241,7 @@ class Packet(BaseModel):
     body: Body
     warnings: list[PacketWarning]
 
-    def data(self) -> dict:
+    def data(self) -> dict[str, Any]:
         """The packet as JSON data, keys as written in the schema."""
         return self.model_dump(mode="json", by_alias=True)
 

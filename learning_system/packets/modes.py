@@ -196,7 +196,7 @@ def pitfall_order(view: FilteredGraph, ids: list[str], mode: str) -> list[Pitfal
     first of all, then the text's warnings, then quiz explanations, each by reading position."""
     position = {node_id: n for n, node_id in enumerate(ids)}
 
-    def key(p: Pitfall) -> tuple:
+    def key(p: Pitfall) -> tuple[int | str, ...]:
         rank = _ORIGIN_RANK[p.origin]
         return (
             (rank, position[p.node_id], p.id)
@@ -221,7 +221,7 @@ def node_view(graph: CurriculumGraph, node: GraphNode, chosen: Slice) -> NodeVie
         phase=node.phase,
         role=chosen.roles[node.id],
         depth=chosen.depths[node.id],
-        tags=node.tags,  # type: ignore[arg-type]
+        tags=node.tags,
         content_hash=node.content_hash,
         provenance=Provenance(
             node_id=node.id,

@@ -145,22 +145,22 @@ def compile_packet(
             warnings,
         )
     except PacketError as exc:
-        exc.stage_log = list(log)  # type: ignore[attr-defined]
+        exc.stage_log = list(log)
         raise
 
 
 def _run(
-    request,
-    curriculum,
-    store,
-    out_dir,
-    exporters,
-    domain_pack,
-    source_pack,
-    expander,
-    clock,
-    log,
-    warnings,
+    request: Mapping[str, Any] | LearningRequest,
+    curriculum: Curriculum | CurriculumGraph,
+    store: Store | None,
+    out_dir: Path | str | None,
+    exporters: Mapping[str, Exporter] | None,
+    domain_pack: Path | str | None,
+    source_pack: Path | str | None,
+    expander: Expander | None,
+    clock: Callable[[], datetime],
+    log: list[str],
+    warnings: list[PacketWarning],
 ) -> PacketResult:
     from learning_system.packets.exporters import EXPORTERS
 
@@ -233,7 +233,6 @@ def _run(
     body = Body(
         mode="llm_expanded"
         if expanding
-        # type: ignore[arg-type]
         else ("deterministic_outline" if mode == "llm_expanded" else mode),
         goal=req.goal,
         nodes=[modes.node_view(graph, graph.node(i), chosen) for i in order],

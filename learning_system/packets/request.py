@@ -120,7 +120,8 @@ def _missing(raw: Mapping[str, Any], key: str) -> bool:
 def _text(raw: Mapping[str, Any], key: str, *, lower: bool) -> str:
     if _missing(raw, key):
         if key in DEFAULTS:
-            return DEFAULTS[key]
+            default: str = DEFAULTS[key]
+            return default
         raise RequestError(f"the request needs '{key}'")
     value = raw[key]
     if not isinstance(value, str):
@@ -128,7 +129,8 @@ def _text(raw: Mapping[str, Any], key: str, *, lower: bool) -> str:
     value = value.strip()
     if not value:
         if key in DEFAULTS:
-            return DEFAULTS[key]
+            fallback: str = DEFAULTS[key]
+            return fallback
         raise RequestError(f"'{key}' is empty; the request needs it")
     return value.lower() if lower else value
 
@@ -180,7 +182,8 @@ def _count(raw: Mapping[str, Any], key: str, *, minimum: int) -> int | None:
 
 def _flag(raw: Mapping[str, Any], key: str) -> bool:
     if _missing(raw, key):
-        return DEFAULTS[key]
+        default: bool = DEFAULTS[key]
+        return default
     value = raw[key]
     if isinstance(value, bool):
         return value

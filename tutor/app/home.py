@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from rich.table import Table
 from rich.text import Text
 from textual import work
@@ -15,6 +17,9 @@ from textual.widgets.option_list import Option
 from tutor.app.help import HelpScreen
 from tutor.app.text import safe
 from tutor.engine.summary import HomeSummary, home_summary
+
+if TYPE_CHECKING:
+    from tutor.app.app import TutorApp
 
 BARS = "▁▂▃▄▅▆▇█"
 CHOICES = [
@@ -57,15 +62,9 @@ class HomeScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        app = self.app
+        app = cast("TutorApp", self.app)
         # the first paint is what the store alone says; the curriculum fills in the rest
-        self.show(
-            home_summary(
-                app.store,
-                app.curriculum,  # type: ignore[attr-defined]
-                root=str(app.curriculum_root()),
-            )
-        )  # type: ignore[attr-defined]
+        self.show(home_summary(app.store, app.curriculum, root=str(app.curriculum_root())))
         self.query_one("#home-menu", OptionList).focus()
         self.refresh_summary()
 

@@ -27,7 +27,7 @@ from tutor.app.messages import Notice, PromptReady, SessionOpened, WorkProgress
 from tutor.app.text import clean, safe
 from tutor.engine import parse
 from tutor.engine.parse import Command, option_label
-from tutor.engine.progress import Activity
+from tutor.engine.progress import Activity, Progress
 from tutor.engine.turns import ERROR_TYPE_MEANING, ERROR_TYPES, Action, InvalidAction, Prompt
 
 CONFIDENCE_LINE = "confidence:  s sure   h hunch   n no idea      (required)"
@@ -72,7 +72,13 @@ class SessionScreen(Screen[None]):
         self.busy = True
         self.scout: list[str] = []
         self.stage = "opening"  # opening, scout, prompt, end
-        self.activity = Activity(lambda p: self.post_message(WorkProgress(p)))
+        self.activity = Activity(self._post_progress)
+
+    def _post_progress(self, progress: Progress) -> None:
+        self.post_message(WorkProgress(progress))
+
+    def _post_notice(self, line: str) -> None:
+        self.post_message(Notice(line))
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
@@ -110,7 +116,7 @@ class SessionScreen(Screen[None]):
                 lesson_ref=app.lesson_ref,
                 offline=app.offline,
                 activity=self.activity,
-                progress=lambda line: self.post_message(Notice(line)),
+                progress=self._post_notice,
                 take_over=app.take_over,
             )
             app.lesson_ref = None

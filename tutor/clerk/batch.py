@@ -10,15 +10,60 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import PurePath
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from learning_system import scheduling
 from learning_system.outcome import IngestConcept, PendingIngest
 from learning_system.store import Store
+from learning_system.tables.rows import AttemptRow, ConceptRow
 from tutor.clerk.concept_type import concept_type
 from tutor.clerk.knowledge import build_page, page_sources, steps_for
 
-Write = dict[str, Any]
+
+class Evidence(TypedDict):
+    attempt_id: str
+    outcome: str | None  # None: the attempt is not in the store
+    confidence: str | None
+
+
+class ConceptWrite(TypedDict):
+    kind: Literal["concept"]
+    id: str
+    name: str
+    type: str
+    language: str
+    status: str
+    mastery: float
+    lesson_id: str
+    track: str
+    new: bool
+    evidence: list[Evidence]
+
+
+class GlossaryWrite(TypedDict):
+    kind: Literal["glossary"]
+    id: str
+    term: str
+    definition: str
+    lesson_id: str
+
+
+class LearningRecordWrite(TypedDict):
+    kind: Literal["learning_record"]
+    id: str
+    lesson_id: str
+    payload: dict[str, Any]
+
+
+class KnowledgePageWrite(TypedDict):
+    kind: Literal["knowledge_page"]
+    id: str
+    concept_id: str
+    markdown: str
+    sources: list[str]
+
+
+Write = ConceptWrite | GlossaryWrite | LearningRecordWrite | KnowledgePageWrite
 KINDS = ("concept", "glossary", "learning_record", "knowledge_page")
 
 
@@ -49,25 +94,11 @@ def _track(curriculum: str) -> str:
     return curriculum
 
 
-def _rows_by_id(store: Store, table: str, key: str, ids: list[str]) -> dict[str, dict[str, Any]]:
-    if not ids:
-        return {}
-    marks = ", ".join("?" for _ in ids)
-    rows = store.rows(f"SELECT * FROM {table} WHERE {key} IN ({marks})", tuple(ids))
-    return {r[key]: r for r in rows}
-
-
 def _mastery(store: Store, concept: IngestConcept, ended: datetime) -> float | None:
     """Advisory mastery from the concept's answers up to the lesson's end, at the lesson's end;
     None when it has no answers."""
-    marks = ", ".join("?" for _ in concept.evidence) or "NULL"
-    rows = store.rows(
-        "SELECT created_at, outcome, confidence FROM attempts "
-        f"WHERE concept_id = ? OR id IN ({marks}) ORDER BY created_at, id",
-        (concept.id, *concept.evidence),
-    )
     answers = []
-    for r in rows:
+    for r in store.attempts.answers_about(concept.id, list(concept.evidence)):
         when = _aware(r["created_at"])
         if when <= ended:
             answers.append((when, r["outcome"], r["confidence"]))
@@ -78,12 +109,12 @@ def concept_write(
     store: Store,
     pending: PendingIngest,
     concept: IngestConcept,
-    existing: dict[str, Any] | None,
-    attempts: dict[str, dict[str, Any]],
-) -> Write:
-    kind = concept_type(concept.name, concept.kind_hint)
+    existing: ConceptRow | None,
+    attempts: dict[str, AttemptRow],
+) -> ConceptWrite:
+    kind: str = concept_type(concept.name, concept.kind_hint)
     language = _language(concept.language)
-    status = concept.status_hint
+    status: str = concept.status_hint
     ended = lesson_end(pending)
     mastery = _mastery(store, concept, ended)
     if existing is not None:
@@ -94,19 +125,20 @@ def concept_write(
         language = language or existing["language"] or ""
         if status == "developing" and not concept.evidence:
             status = existing["status"]
-        reviewed_later = bool(existing["last_review"]) and _aware(existing["last_review"]) > ended
+        last_review = existing["last_review"]
+        reviewed_later = bool(last_review) and _aware(last_review or "") > ended
         if mastery is None or reviewed_later:
             mastery = existing["mastery"]
     return {
         "kind": "concept",
         "id": concept.id,
-        "name": concept.name.strip() or (existing or {}).get("name") or "",
+        "name": concept.name.strip() or (existing and existing["name"]) or "",
         "type": kind,
         "language": language,
         "status": status,
         "mastery": 0.0 if mastery is None else mastery,
-        "lesson_id": (existing or {}).get("lesson_id") or concept.lesson_id or pending.lesson_id,
-        "track": (existing or {}).get("track") or _track(pending.curriculum),
+        "lesson_id": (existing and existing["lesson_id"]) or concept.lesson_id or pending.lesson_id,
+        "track": (existing and existing["track"]) or _track(pending.curriculum),
         "new": existing is None,
         "evidence": [
             {
@@ -122,15 +154,16 @@ def concept_write(
 def build_writes(store: Store, pending: PendingIngest) -> list[Write]:
     """Concepts (in the ingest's order), glossary terms (by term), the learning record, then a
     knowledge page per concept."""
-    concepts = _rows_by_id(store, "concepts", "id", [c.id for c in pending.concepts])
+    concept_ids = [c.id for c in pending.concepts]
+    concepts = store.concepts.by_ids(concept_ids)
     evidence_ids = sorted(
         {a for c in pending.concepts for a in c.evidence} | set(pending.attempt_ids)
     )
-    attempts = _rows_by_id(store, "attempts", "id", evidence_ids)
-    pages = _rows_by_id(store, "knowledge_pages", "concept_id", [c.id for c in pending.concepts])
+    attempts = store.attempts.by_ids(evidence_ids)
+    pages = {p["concept_id"] for p in store.records.knowledge_pages(concept_ids)}
 
     writes: list[Write] = []
-    concept_writes = {}
+    concept_writes: dict[str, ConceptWrite] = {}
     for concept in pending.concepts:
         w = concept_write(store, pending, concept, concepts.get(concept.id), attempts)
         concept_writes[concept.id] = w
@@ -164,8 +197,10 @@ def build_writes(store: Store, pending: PendingIngest) -> list[Write]:
 
 
 def learning_record_write(
-    pending: PendingIngest, concept_writes: dict[str, Write], attempts: dict[str, dict[str, Any]]
-) -> Write:
+    pending: PendingIngest,
+    concept_writes: dict[str, ConceptWrite],
+    attempts: dict[str, AttemptRow],
+) -> LearningRecordWrite:
     outcomes: dict[str, int] = {}
     for a in pending.attempt_ids:
         if a in attempts:

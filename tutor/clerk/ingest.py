@@ -11,20 +11,18 @@ transaction together with marking the ingest done — or none of it.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from learning_system.outcome import PendingIngest
-from learning_system.store import Store, iso, utcnow
+from learning_system.store import Store, utcnow
 from tutor.clerk.apply import apply_writes
 from tutor.clerk.batch import KINDS, Write, build_writes, lesson_end
 from tutor.clerk.review import review
 from tutor.gates.audit import save_receipt
 from tutor.gates.envelopes import ReviewEnvelope
-from tutor.gates.receipts import Receipt
 
 RETRIED = ("pending", "rejected")
 
@@ -46,36 +44,23 @@ def summary(writes: list[Write]) -> str:
     return ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in counts.items())
 
 
-def _ingest_row(store: Store, ingest_id: str) -> dict[str, Any] | None:
-    rows = store.rows("SELECT status, reasons FROM ingests WHERE id = ?", (ingest_id,))
-    return rows[0] if rows else None
-
-
 def _set_status(store: Store, ingest_id: str, status: str, reasons: list[str]) -> None:
     """Only when it differs: a repeated outcome must not move `updated_at`."""
-    row = _ingest_row(store, ingest_id)
-    if row and row["status"] == status and json.loads(row["reasons"] or "[]") == reasons:
+    if store.ingest_status(ingest_id) == (status, reasons):
         return
     store.set_ingest_status(ingest_id, status, reasons)
-
-
-def _receipt_row(receipt: Receipt) -> tuple[str, str, str, str, str]:
-    """The receipt as `tutor.gates.audit.save_receipt` keeps it, for a write inside our own
-    transaction."""
-    payload = json.dumps(receipt.model_dump(mode="json"), sort_keys=True)
-    return receipt.receipt_id, receipt.message_id, receipt.gate, receipt.verdict.verdict, payload
 
 
 def ingest(
     store: Store, pending: PendingIngest, *, provider: Any = None, now: datetime | None = None
 ) -> IngestResult:
     """Write one lesson's outcome into the learner's records, through the review gate."""
-    row = _ingest_row(store, pending.id)
-    if row is None:
+    known = store.ingest_status(pending.id)
+    if known is None:
         store.save_ingest(
             pending.id, pending.session_id, pending.lesson_id, pending.model_dump(mode="json")
         )
-    elif row["status"] == "done":
+    elif known[0] == "done":
         return IngestResult(ingest_id=pending.id, lesson_id=pending.lesson_id, status="unchanged")
 
     writes = build_writes(store, pending)
@@ -97,22 +82,15 @@ def ingest(
         return IngestResult(status="rejected", reasons=outcome.reasons, **result)
 
     when = now or utcnow()
-    with store.transaction() as conn:
-        status = conn.execute("SELECT status FROM ingests WHERE id = ?", (pending.id,)).fetchone()
-        if status is not None and status[0] == "done":  # another process got here first
+    with store.transaction():  # the table writes below join it: all of them or none
+        known = store.ingest_status(pending.id)
+        if known is not None and known[0] == "done":  # another process got here first
             return IngestResult(
                 ingest_id=pending.id, lesson_id=pending.lesson_id, status="unchanged"
             )
-        changed = apply_writes(conn, writes, now=when, ended=lesson_end(pending))
-        conn.execute(
-            "INSERT OR IGNORE INTO receipts (receipt_id, message_id, gate, outcome, payload, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (*_receipt_row(outcome.receipt), iso(when)),
-        )
-        conn.execute(
-            "UPDATE ingests SET status = 'done', reasons = ?, updated_at = ? WHERE id = ?",
-            (json.dumps(outcome.reasons), iso(when), pending.id),
-        )
+        changed = apply_writes(store, writes, now=when, ended=lesson_end(pending))
+        save_receipt(store, outcome.receipt, when=when)
+        store.set_ingest_status(pending.id, "done", outcome.reasons, when=when)
     return IngestResult(status="accepted", reasons=outcome.reasons, changed=changed, **result)
 
 

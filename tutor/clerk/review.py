@@ -16,9 +16,9 @@ from tutor.gates import offline_verifier
 from tutor.gates.checker import Block, check_turn
 from tutor.gates.digest_view import GateDigest
 from tutor.gates.envelopes import ReviewEnvelope
-from tutor.gates.receipts import Receipt, make_receipt
+from tutor.gates.receipts import Receipt, Verifier, make_receipt
 from tutor.gates.turns import Turn
-from tutor.gates.verdicts import ReviewVerdict, Verdict
+from tutor.gates.verdicts import ReviewVerdict
 
 PASSING_STATUSES = ("held", "advanced")
 
@@ -41,22 +41,13 @@ class ReviewOutcome(BaseModel):
     unverified: bool = False  # accepted on the deterministic checks alone: no verifier ran
 
 
-def _existing(store: Store, table: str, ids: list[str], where: str = "1") -> set[str]:
-    unique = sorted(set(ids))
-    if not unique:
-        return set()
-    marks = ", ".join("?" for _ in unique)
-    rows = store.rows(f"SELECT id FROM {table} WHERE {where} AND id IN ({marks})", tuple(unique))
-    return {r["id"] for r in rows}
-
-
 def precheck(store: Store, pending: PendingIngest) -> list[Problem]:
     """The review rules that need no judgement (CONTRACT.md, "Clerk and records")."""
     problems: list[Problem] = []
     all_evidence = [a for c in pending.concepts for a in c.evidence]
-    attempts = _existing(store, "attempts", [*pending.attempt_ids, *all_evidence])
-    correct = _existing(store, "attempts", all_evidence, "outcome = 'correct'")
-    mistakes = _existing(store, "mistakes", pending.mistake_ids)
+    attempts = store.attempts.existing([*pending.attempt_ids, *all_evidence])
+    correct = store.attempts.existing(all_evidence, correct=True)
+    mistakes = store.mistakes.existing(pending.mistake_ids)
     seen: set[str] = set()
     for n, c in enumerate(pending.concepts, 1):
         label = c.id.strip() or f"concept #{n}"
@@ -123,20 +114,25 @@ def precheck(store: Store, pending: PendingIngest) -> list[Problem]:
     return problems
 
 
-def verify(envelope: ReviewEnvelope, provider: Any = None) -> tuple[Verdict, str]:
+def _unverified(envelope: ReviewEnvelope, reason: str) -> ReviewVerdict:
+    verdict = offline_verifier.unverified(envelope, reason)
+    assert isinstance(verdict, ReviewVerdict)  # the verdict of a review envelope
+    return verdict
+
+
+def verify(envelope: ReviewEnvelope, provider: Any = None) -> tuple[ReviewVerdict, Verifier]:
     """The verdict and who gave it: `model`, `offline` (deterministic) or `none` (a model
     verifier that could not run: UNVERIFIED)."""
     if provider is None or getattr(provider, "offline", True):
-        return offline_verifier.verify(envelope), "offline"
+        return offline_verifier.verify_review(envelope), "offline"
     try:
         verdict = provider.verify(envelope)
         if asyncio.iscoroutine(verdict):
             verdict = aio.run(verdict, provider)
     except Exception as exc:  # the verifier could not run: UNVERIFIED, never a pass
-        return offline_verifier.unverified(envelope, f"the review verifier failed: {exc}"), "none"
+        return _unverified(envelope, f"the review verifier failed: {exc}"), "none"
     if not isinstance(verdict, ReviewVerdict):
-        reason = "the review verifier gave no review verdict"
-        return offline_verifier.unverified(envelope, reason), "none"
+        return _unverified(envelope, "the review verifier gave no review verdict"), "none"
     return verdict, "model"
 
 
@@ -157,8 +153,9 @@ def review(
     if mechanical.verdict != "PASS":
         reasons.append(f"{mechanical.explanation}: {', '.join(mechanical.rejected)}")
         rejected |= set(mechanical.rejected)
+    verifier: Verifier
     if reasons:
-        verdict: Verdict = ReviewVerdict(
+        verdict = ReviewVerdict(
             verdict="ISSUES", explanation="; ".join(reasons), rejected=sorted(rejected)
         )
         verifier = "offline"
@@ -168,7 +165,7 @@ def review(
             reasons = [verdict.explanation or "the review found issues"]
             if verdict.rejected:
                 reasons.append("records to change: " + ", ".join(verdict.rejected))
-    receipt = make_receipt(message_id, envelope, verdict, 0, verifier)  # type: ignore[arg-type]
+    receipt = make_receipt(message_id, envelope, verdict, 0, verifier)
     turn = Turn(message_id=message_id, kind="records", content=summary or message_id)
     decision = check_turn(turn, [receipt], GateDigest(sources={}))
     if isinstance(decision, Block):

@@ -178,7 +178,7 @@ def check_verifier(settings: Any) -> dict[str, Any]:
 def gather() -> dict[str, Any]:
     settings_info, settings = check_settings()
     store_info, chosen = check_store()
-    report = {
+    report: dict[str, Any] = {
         "settings": settings_info,
         "model": check_endpoint(settings),
         "verifier": check_verifier(settings),

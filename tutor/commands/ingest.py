@@ -19,7 +19,7 @@ def add_parser(sub, name: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from learning_system.views import strip_terminal
+    from learning_system.terminal import strip_terminal
     from tutor import learner
     from tutor.clerk.ingest import ingest_pending
     from tutor.llm import make_provider

@@ -249,7 +249,7 @@ class Gatekeeper:
             learner_answer=answer,
             proposed_grade=ProposedGrade(
                 passed=passed,
-                error_type=error_type,  # type: ignore[arg-type]
+                error_type=error_type,
                 rubric_hits=rubric_hits or [],
             ),
             rubric=rubric or [],

@@ -165,7 +165,7 @@ def _answer(prompt: Prompt, text: str) -> Action:
         value = "idk" if body.lower() in ("x", "idk") else _number(body)
     if value == "idk":
         return Action(kind="answer", value="idk")
-    return Action(kind="answer", value=value, confidence=tag)  # type: ignore[arg-type]
+    return Action(kind="answer", value=value, confidence=tag)
 
 
 def _text(prompt: Prompt, text: str) -> Action:
@@ -182,7 +182,7 @@ def _text(prompt: Prompt, text: str) -> Action:
             + (", or x for I don't know" if prompt.needs_confidence else "")
         )
     _long(body)
-    return Action(kind="text", text=body.strip(), confidence=tag)  # type: ignore[arg-type]
+    return Action(kind="text", text=body.strip(), confidence=tag)
 
 
 def _error_type(text: str) -> Action:

@@ -18,23 +18,7 @@ RANKS = ["open mistake", "failed attempt", "stale attempt", "developing concept"
 def search(store: Store, keywords: list[str]) -> list[dict[str, Any]]:
     """The one query: concepts, open mistakes and attempts whose names or ids match a keyword."""
     words = sorted({k.lower() for k in keywords if len(k) >= 3})[:24]
-    if not words:
-        return []
-    likes = " OR ".join(["lower({col}) LIKE ?"] * len(words))
-    params = [f"%{w}%" for w in words]
-    sql = (
-        "SELECT 'concept' AS src, id AS ref, name AS text, status AS detail, "
-        "coalesce(last_review, created_at) AS at FROM concepts WHERE "
-        + likes.format(col="name || ' ' || id")
-        + " UNION ALL SELECT 'mistake', id, coalesce(concept_id, '') || ' ' || "
-        "coalesce(item_id, ''), error_type, created_at FROM mistakes WHERE status = 'open' AND ("
-        + likes.format(col="coalesce(concept_id, '') || ' ' || coalesce(item_id, '')")
-        + ") UNION ALL SELECT 'attempt', id, coalesce(concept_id, '') || ' ' || "
-        "coalesce(item_id, ''), outcome, created_at FROM attempts WHERE "
-        + likes.format(col="coalesce(concept_id, '') || ' ' || coalesce(item_id, '')")
-        + f" ORDER BY at DESC LIMIT {MAX_MATCHES}"
-    )
-    return store.rows(sql, tuple(params * 3))
+    return [dict(m) for m in store.sessions.matches(words, MAX_MATCHES)]
 
 
 def hypothesis(
@@ -86,21 +70,17 @@ PLAN_FOR_VERDICT = {"solid": "skip-fast", "unstable": "expand", "unknown": "expa
 def inherited(store: Store, session_id: str) -> dict[str, dict[str, str]]:
     """What the learner's previous session found, by prerequisite: its probe verdicts, which
     beat anything a search could find, so those prerequisites are not searched again."""
-    last = store.rows(
-        "SELECT id, lesson_id FROM sessions WHERE id != ? "
-        "ORDER BY updated_at DESC, rowid DESC LIMIT 1",
-        (session_id,),
-    )
-    if not last:
+    last = store.sessions.previous(session_id)
+    if last is None:
         return {}
     out: dict[str, dict[str, str]] = {}
-    for note in store.notes(last[0]["id"]):
+    for note in store.notes(last["id"]):
         if note["kind"] != "verdict":
             continue
         for name, verdict in (note["body"].get("verdicts") or {}).items():
             out[name] = {
                 "prerequisite": name,
                 "plan": PLAN_FOR_VERDICT.get(verdict, "expand"),
-                "evidence": f"probe in {last[0]['lesson_id']}: {verdict}",
+                "evidence": f"probe in {last['lesson_id']}: {verdict}",
             }
     return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -109,7 +109,7 @@ def home_summary(
     )
 
 
-def _mastery(rows: list[dict], now: datetime) -> float:
+def _mastery(rows: list[dict[str, Any]], now: datetime) -> float:
     return scheduling.mastery(
         ((datetime.fromisoformat(a["created_at"]), a["outcome"], a["confidence"]) for a in rows),
         now,

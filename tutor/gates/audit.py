@@ -3,6 +3,7 @@ imported here, so the gates stay free of I/O."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Protocol
 
 from pydantic import ValidationError
@@ -12,21 +13,28 @@ from tutor.gates.receipts import Receipt
 
 class ReceiptStore(Protocol):
     def save_receipt(
-        self, receipt_id: str, message_id: str, gate: str, outcome: str, payload: dict[str, Any]
+        self,
+        receipt_id: str,
+        message_id: str,
+        gate: str,
+        outcome: str,
+        payload: dict[str, Any],
+        when: datetime | None = None,
     ) -> None: ...
 
     def receipts_for(self, message_id: str) -> list[dict[str, Any]]: ...
 
 
-def save_receipt(store: ReceiptStore, receipt: Receipt) -> None:
-    """Keep one receipt (idempotent: saving it twice keeps one row). `outcome` is the verdict:
-    PASS, ISSUES or UNVERIFIED."""
+def save_receipt(store: ReceiptStore, receipt: Receipt, when: datetime | None = None) -> None:
+    """Keep one receipt (idempotent: saving it twice keeps one row), dated `when` (now by
+    default). `outcome` is the verdict: PASS, ISSUES or UNVERIFIED."""
     store.save_receipt(
         receipt_id=receipt.receipt_id,
         message_id=receipt.message_id,
         gate=receipt.gate,
         outcome=receipt.verdict.verdict,
         payload=receipt.model_dump(mode="json"),
+        when=when,
     )
 
 

@@ -17,6 +17,7 @@ from pydantic import (
 from tutor.gates.verdicts import Verdict as Verdict  # re-exported for type hints
 
 GateName = Literal["fact_check", "quiz_audit", "grade_audit", "review"]
+QuestionType = Literal["mcq", "free_recall", "numeric"]
 GATES: tuple[GateName, ...] = ("fact_check", "quiz_audit", "grade_audit", "review")
 
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -36,7 +37,7 @@ class QuizQuestion(_Strict):
     not here, so that a flawed item can be reported rather than merely rejected."""
 
     id: NonEmpty
-    type: Literal["mcq", "free_recall", "numeric"]
+    type: QuestionType
     question: str
     options: list[str] = []
     correct_index: int | None = None

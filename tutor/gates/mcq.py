@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from tutor.gates.codes import MCQ_CODES
-from tutor.gates.envelopes import QuizQuestion
+from tutor.gates.envelopes import QuestionType, QuizQuestion
 from tutor.gates.verdicts import QuizAuditVerdict, QuizIssue
 
 OPTION_COUNT = 4
@@ -325,7 +325,7 @@ def audit_batch(qs: Sequence[QuizQuestion]) -> list[QuizIssue]:
 @lru_cache(maxsize=4096)
 def _audit_item_memo(
     q_id: str,
-    q_type: str,
+    q_type: QuestionType,
     question: str,
     options: tuple[str, ...],
     correct_index: int | None,

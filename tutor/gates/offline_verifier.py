@@ -135,9 +135,8 @@ def verify_grade(envelope: GradeAuditEnvelope) -> GradeAuditVerdict:
 
 
 def _write_label(write: object, n: int) -> str:
-    if isinstance(write, dict) and isinstance(write.get("id"), str) and write["id"]:
-        return write["id"]
-    return f"#{n}"
+    label = write.get("id") if isinstance(write, dict) else None
+    return label if isinstance(label, str) and label else f"#{n}"
 
 
 def verify_review(envelope: ReviewEnvelope) -> ReviewVerdict:

@@ -169,6 +169,7 @@ def _same_objects(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
 def receipt_id_ok(receipt: Receipt) -> bool:
     """True when the receipt's id is the hash of its content (it was not altered)."""
     memo = receipt.__dict__.get(_MEMO)
+    value: str
     if memo is not None and _same_objects(memo[0], _hash_inputs(receipt)):
         value = memo[1]
     else:

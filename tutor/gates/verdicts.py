@@ -84,7 +84,7 @@ class ReviewVerdict(_Strict):
 
 Verdict = FactCheckVerdict | QuizAuditVerdict | GradeAuditVerdict | ReviewVerdict
 
-VERDICT_FOR_GATE: dict[str, type[BaseModel]] = {
+VERDICT_FOR_GATE: dict[str, type[Verdict]] = {
     "fact_check": FactCheckVerdict,
     "quiz_audit": QuizAuditVerdict,
     "grade_audit": GradeAuditVerdict,

@@ -341,9 +341,10 @@ class OpenAIProvider:
         (another call found the endpoint dead)."""
         task = asyncio.ensure_future(request())
         opened = self.breaker.wait_open()
+        either: set[asyncio.Future[Any]] = {task, opened}
         try:
             async with asyncio.timeout(self.settings.timeout):
-                await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         except TimeoutError:
             task.cancel()
             raise
@@ -573,17 +574,18 @@ class OpenAIProvider:
             extra: dict[str, Any] = {}
             if self.stream_usage:
                 extra["stream_options"] = {"include_usage": True}
-            try:
-                return await self._send(
-                    account,
-                    lambda extra=extra: client.chat.completions.create(
-                        model=self.model,
-                        messages=messages,
-                        stream=True,
-                        **{self.token_param: self.settings.max_tokens},
-                        **extra,
-                    ),
+
+            def create(extra: dict[str, Any] = extra) -> Awaitable[Any]:
+                return client.chat.completions.create(
+                    model=self.model,
+                    messages=messages,
+                    stream=True,
+                    **{self.token_param: self.settings.max_tokens},
+                    **extra,
                 )
+
+            try:
+                return await self._send(account, create)
             except _Rejected as rejected:
                 if self._token_param_refused(rejected):
                     continue

@@ -95,7 +95,9 @@ def primary_text(lesson: Any) -> str | None:
     if lesson.doc_path is None:
         return None
     result = read_local(str(lesson.doc_path))
-    return body_to_text(result.text, result.content_type or "text/markdown") if result.ok else None
+    if not result.ok or result.text is None:
+        return None
+    return body_to_text(result.text, result.content_type or "text/markdown")
 
 
 def _curated(lesson: Any, curriculum: Any) -> list[PlannedSource]:

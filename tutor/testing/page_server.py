@@ -116,6 +116,8 @@ class PageServer:
     @property
     def base_url(self) -> str:
         host, port = self._server.server_address[:2]
+        if isinstance(host, bytes):
+            host = host.decode()
         return f"http://{host}:{port}"
 
     def url(self, path: str) -> str:

@@ -1,0 +1,86 @@
+"""The `attempts` table: every answer the learner gave, keyed by a client-chosen id."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from learning_system.tables import Table, marks
+from learning_system.tables.rows import Answer, AttemptRow
+
+
+class Attempts(Table):
+    def insert(self, row: AttemptRow) -> bool:
+        """Durable when it returns; False when this id was already recorded (nothing changes)."""
+        with self.store.transaction() as c:
+            cur = c.execute(
+                "INSERT OR IGNORE INTO attempts (id, session_id, lesson_id, concept_id, item_id, "
+                "kind, answer, outcome, confidence, feynman, payload, created_at) VALUES "
+                "(:id, :session_id, :lesson_id, :concept_id, :item_id, :kind, :answer, :outcome, "
+                ":confidence, :feynman, :payload, :created_at)",
+                dict(row),
+            )
+            return cur.rowcount == 1
+
+    def grade(self, attempt_id: str, outcome: str) -> bool:
+        """Set the outcome of a pending attempt, once; False when it was not pending."""
+        with self.store.transaction() as c:
+            cur = c.execute(
+                "UPDATE attempts SET outcome = ? WHERE id = ? AND outcome = 'pending'",
+                (outcome, attempt_id),
+            )
+            return cur.rowcount == 1
+
+    def where(
+        self, *, session_id: str | None = None, concept_id: str | None = None
+    ) -> list[AttemptRow]:
+        """Attempts of a session and/or a concept (all of them without either), oldest first."""
+        sql, params = "SELECT * FROM attempts WHERE 1=1", []
+        if session_id is not None:
+            sql += " AND session_id = ?"
+            params.append(session_id)
+        if concept_id is not None:
+            sql += " AND concept_id = ?"
+            params.append(concept_id)
+        return cast(list[AttemptRow], self.store.rows(sql + " ORDER BY created_at, id", params))
+
+    def by_ids(self, ids: list[str]) -> dict[str, AttemptRow]:
+        rows = self.store.rows(f"SELECT * FROM attempts WHERE id IN ({marks(ids)})", ids)
+        return {r["id"]: cast(AttemptRow, r) for r in rows}
+
+    def existing(self, ids: list[str], *, correct: bool = False) -> set[str]:
+        """Which of `ids` are recorded (and, with `correct`, were answered correctly)."""
+        unique = sorted(set(ids))
+        if not unique:
+            return set()
+        where = "outcome = 'correct' AND " if correct else ""
+        rows = self.store.rows(
+            f"SELECT id FROM attempts WHERE {where}id IN ({marks(unique)})", unique
+        )
+        return {r["id"] for r in rows}
+
+    def recent_answers(self, concept_id: str, limit: int = 50) -> list[Answer]:
+        """A concept's last `limit` answers, newest first."""
+        rows = self.store.rows(
+            "SELECT created_at, outcome, confidence FROM attempts WHERE concept_id = ? "
+            "ORDER BY created_at DESC LIMIT ?",
+            (concept_id, limit),
+        )
+        return cast(list[Answer], rows)
+
+    def answers_about(self, concept_id: str, attempt_ids: list[str]) -> list[Answer]:
+        """The answers about a concept or among `attempt_ids`, oldest first."""
+        rows = self.store.rows(
+            "SELECT created_at, outcome, confidence FROM attempts "
+            f"WHERE concept_id = ? OR id IN ({marks(attempt_ids)}) ORDER BY created_at, id",
+            (concept_id, *attempt_ids),
+        )
+        return cast(list[Answer], rows)
+
+    def graded_since(self, since: str, limit: int = 5000) -> list[Answer]:
+        """Graded answers (not pending) from `since` on, newest first, at most `limit`."""
+        rows = self.store.rows(
+            "SELECT created_at, outcome, confidence FROM attempts WHERE outcome != 'pending' "
+            "AND created_at >= ? ORDER BY created_at DESC LIMIT ?",
+            (since, limit),
+        )
+        return cast(list[Answer], rows)

@@ -1,0 +1,128 @@
+"""The rows the tables return, as stored: JSON columns are text, times are ISO strings."""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+
+class AttemptRow(TypedDict):
+    id: str
+    session_id: str | None
+    lesson_id: str | None
+    concept_id: str | None
+    item_id: str | None
+    kind: str
+    answer: str
+    outcome: str
+    confidence: str | None
+    feynman: int | None
+    payload: str  # JSON
+    created_at: str
+
+
+class Answer(TypedDict):
+    """An answer as the mastery rule reads it."""
+
+    created_at: str
+    outcome: str
+    confidence: str | None
+
+
+class MistakeRow(TypedDict):
+    id: str
+    attempt_id: str
+    concept_id: str | None
+    item_id: str | None
+    lesson_id: str | None
+    error_type: str | None
+    attribution: str
+    status: str
+    retest_early: int
+    item: str  # JSON
+    next_review: str
+    created_at: str
+    resolved_at: str | None
+
+
+class LedgerMistake(TypedDict):
+    """A mistake with the curriculum of the session it was made in (None when unknown)."""
+
+    id: str
+    lesson_id: str | None
+    item_id: str | None
+    error_type: str | None
+    attribution: str
+    status: str
+    retest_early: int
+    item: str  # JSON
+    curriculum: str | None
+
+
+class DueRow(TypedDict):
+    """A mistake or concept that is due: `kind` says which."""
+
+    kind: Literal["mistake", "concept"]
+    id: str
+    concept_id: str | None
+    due: str
+    retest_early: bool
+
+
+class ConceptRow(TypedDict):
+    id: str
+    name: str
+    track: str | None
+    type: str
+    language: str | None
+    status: str
+    notes: str | None
+    lesson_id: str | None
+    card: str | None  # JSON (an FSRS card)
+    interval_index: int | None
+    next_review: str | None
+    last_review: str | None
+    mastery: float | None
+    created_at: str
+    updated_at: str
+
+
+class GlossaryRow(TypedDict):
+    term: str
+    definition: str
+    lesson_id: str | None
+
+
+class LearningRecordRow(TypedDict):
+    lesson_id: str
+    payload: str  # JSON
+    created_at: str
+
+
+class KnowledgePageRow(TypedDict):
+    concept_id: str
+    markdown: str
+    sources: str  # JSON list
+    updated_at: str
+
+
+class NoteRow(TypedDict):
+    id: str
+    session_id: str
+    kind: str
+    body: str  # JSON
+    created_at: str
+
+
+class SessionRef(TypedDict):
+    id: str
+    lesson_id: str
+
+
+class Match(TypedDict):
+    """One hit of `Store.lookup.matches`: a concept, an open mistake or an attempt."""
+
+    src: str  # "concept", "mistake" or "attempt"
+    ref: str
+    text: str | None
+    detail: str | None
+    at: str | None

@@ -84,3 +84,15 @@ def test_verdict_rules():
 def test_plan_and_prior_wording_in_the_contract():
     assert "`refresh: <strand> (<verdict>; prior: <plan>)`" in SECTION
     assert "Its rows are the probe's strands" in SECTION
+
+
+def test_the_grading_numbers_in_the_contract_are_the_codes():
+    from tutor.engine import selfgrade
+
+    assert selfgrade.MAX_POINTS == 4 and "first 1–4 whole sentences" in SECTION
+    assert selfgrade.MIN_CONTENT_WORDS == 2 and "fewer than 2 distinct content words" in SECTION
+    assert selfgrade.MIN_DISTINCT_SHARE == 0.4 and "40% distinct" in SECTION
+    assert selfgrade.ON_TOPIC_SHARE == 0.2 and "under 20% of its content words" in SECTION
+    assert selfgrade.EXPLAIN_MIN_WORDS == 6 and "fewer than 6 distinct content words" in SECTION
+    assert selfgrade.EXPLAIN_MIN_LESSON == 3 and "fewer than 3 of them" in SECTION
+    assert selfgrade.EXPLAIN_LESSON_SHARE == 0.3 and "under 30%" in SECTION

@@ -281,13 +281,13 @@ def test_a_reprobe_comes_from_the_same_lesson_and_its_confidence_counts(store, c
 # 4. self-grading -------------------------------------------------------------------------------
 def test_nonsense_cannot_be_graded_right():
     ref = "The variance averages the squared deviations from the mean."
-    assert not selfgrade.looks_like_an_answer("", ref)
-    assert not selfgrade.looks_like_an_answer("word " * 1000, ref)
-    assert not selfgrade.looks_like_an_answer("banana orchestra telescope", ref)
-    assert selfgrade.looks_like_an_answer("it averages squared deviations", ref)
-    points = selfgrade.key_points(ref)
-    assert 2 <= len(points) <= 4
-    assert 2 <= len(selfgrade.key_points("A. B is longer. C is here. D too. E as well.")) <= 4
+    question = "What does the variance measure?"
+    assert not selfgrade.touched("", question, ref)
+    assert not selfgrade.touched("word " * 1000, question, ref)
+    assert not selfgrade.touched("banana orchestra telescope", question, ref)
+    assert selfgrade.touched("it averages squared deviations", question, ref) == [ref]
+    assert selfgrade.key_points(ref) == [ref]  # one sentence: one whole point
+    assert len(selfgrade.key_points("A. B is longer. C is here. D too. E as well.")) == 4
     assert selfgrade.passes(2, 3) and not selfgrade.passes(1, 2)
 
 

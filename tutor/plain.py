@@ -187,11 +187,7 @@ def _label(prompt: Prompt) -> str:
     if prompt.kind in ("choice", "numeric"):
         return "answer > "
     if prompt.kind == "text":
-        return (
-            "your answer (x: I don't know · /p pause) > "
-            if prompt.needs_confidence
-            else "your answer (/p pause) > "
-        )
+        return "your answer (x: I don't know · /p pause) > "
     if prompt.kind == "yes_no":
         return "y / n > "
     if prompt.kind == "error_type":

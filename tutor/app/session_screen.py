@@ -33,6 +33,8 @@ from tutor.engine.turns import ERROR_TYPE_MEANING, ERROR_TYPES, Action, InvalidA
 CONFIDENCE_LINE = "confidence:  s sure   h hunch   n no idea      (required)"
 _KEYS = "1234abcd0xyn"  # and s, h
 
+IN_YOUR_WORDS = "In your own words (x alone: I don't know). ctrl+s submits."
+
 
 def _key_bindings() -> list[Binding]:
     shown = {
@@ -262,12 +264,7 @@ class SessionScreen(Screen[None]):
                 )
                 widgets.append(Input(placeholder="the final number", id="answer"))
             else:
-                widgets.append(
-                    Static(
-                        "In your own words (x alone: I don't know). ctrl+s submits.",
-                        classes="muted",
-                    )
-                )
+                widgets.append(Static(IN_YOUR_WORDS, classes="muted"))
                 widgets.append(TextArea(id="answer", soft_wrap=True))
         elif prompt.kind == "read" and prompt.stage == "teach" and prompt.content:
             widgets.append(Markdown(clean(prompt.content), id="teaching"))
@@ -278,7 +275,7 @@ class SessionScreen(Screen[None]):
         elif prompt.content:
             widgets.append(Static(safe(prompt.content)))
         if prompt.kind == "text" and item is None:
-            widgets.append(Static("ctrl+s submits.", classes="muted"))
+            widgets.append(Static(IN_YOUR_WORDS, classes="muted"))
             widgets.append(TextArea(id="answer", soft_wrap=True))
         if prompt.kind == "yes_no":
             widgets.append(Static(Text.assemble(("y", "bold"), " yes    ", ("n", "bold"), " no")))

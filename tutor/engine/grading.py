@@ -39,15 +39,19 @@ def shown_answer(item: Presented, answer: str) -> str:
 def key_point_grade(
     item: Presented, answer: str, screen: YesNoScreen
 ) -> Generator[Prompt, Action, bool | None]:
-    """Offline free recall: the reference split into 2–4 key points, the learner marks each one
-    their answer covered (`screen(n, text)` asks); right when it covered more than half. An
-    empty or nonsense answer is wrong without asking. None when a key-point screen was withheld
-    (no grade from part of the points)."""
-    if not selfgrade.looks_like_an_answer(answer, item.question + " " + item.reference):
-        return False
+    """Offline free recall: the reference's key points (its whole sentences); the learner is
+    asked only about the points the answer touched (it uses one of the point's own words), and
+    marks each one it made (`screen(n, text)` asks); right when it made more than half of all
+    the points. An answer that touches none — nonsense, the question back, off-topic — is wrong
+    without asking. None when a key-point screen was withheld (no grade from part of them)."""
     points = selfgrade.key_points(item.reference)
+    touched = selfgrade.touched(answer, item.question, item.reference)
+    if not touched:
+        return False
     covered = 0
     for n, point in enumerate(points, 1):
+        if point not in touched:
+            continue  # none of its words in the answer: not made
         check = yield from screen(
             n, f"Key point {n} of {len(points)}: {point}\nDid your answer make this point?"
         )

@@ -171,16 +171,13 @@ def _answer(prompt: Prompt, text: str) -> Action:
 def _text(prompt: Prompt, text: str) -> Action:
     """A written answer; a trailing `s` or `h` tags it (a trailing `n` is too often a
     variable name)."""
-    if prompt.needs_confidence and text.lower() in ("x", "idk"):
+    if text.lower() in ("x", "idk"):
         return Action(kind="text", value="idk")
     body, tag = text, None
     if prompt.needs_confidence and re.search(r"\s[sShH]$", text):
         body, tag = text[:-2], confidence_of(text[-1])
     if len(body.strip()) < 2:
-        raise InvalidAction(
-            "write a sentence or two"
-            + (", or x for I don't know" if prompt.needs_confidence else "")
-        )
+        raise InvalidAction("write a sentence or two, or x for I don't know")
     _long(body)
     return Action(kind="text", text=body.strip(), confidence=tag)
 

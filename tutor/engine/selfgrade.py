@@ -1,5 +1,8 @@
-"""Self-grading that resists self-deception: a free-recall answer is graded by the learner
-against the reference split into key points, and an empty or nonsense answer is never right."""
+"""Grading free recall offline, program first: a reference's key points are its whole
+sentences; an answer makes a point only if it uses one of the point's own words that the
+question does not already contain, and only such points are offered to the learner to confirm.
+Nonsense, the question typed back, words copied from it and off-topic text are wrong without
+asking: the learner can confirm a point the answer touched, never invent one."""
 
 from __future__ import annotations
 
@@ -11,49 +14,78 @@ _STOP = frozenset(
     "the a an of to in on for and or is are be by with as at this that which what when how why "
     "from it its into than then does do you your i my me we it's not no yes so very just".split()
 )
-MIN_POINTS, MAX_POINTS = 2, 4
+MAX_POINTS = 4
 MIN_CONTENT_WORDS = 2
 MIN_DISTINCT_SHARE = 0.4
-
-
-def key_points(reference: str) -> list[str]:
-    """2–4 key points of a reference: its sentences (the first ones), or — for a single
-    sentence — its clauses."""
-    text = " ".join(reference.split())
-    points = [p.strip() for p in _SENTENCE.split(text) if len(p.strip()) > 3]
-    if len(points) < MIN_POINTS:
-        single = points[0] if points else text
-        parts = [
-            p.strip(" ,;")
-            for p in re.split(r"[;,]\s+|\s+(?:and|while|but|so)\s+", single)
-            if len(p.strip(" ,;")) > 3
-        ]
-        if len(parts) < MIN_POINTS:
-            words = single.split()
-            half = max(1, len(words) // 2)
-            parts = [" ".join(words[:half]), " ".join(words[half:])]
-        points = [p for p in parts if p]
-        if len(points) > MAX_POINTS:
-            points = points[: MAX_POINTS - 1] + [", ".join(points[MAX_POINTS - 1 :])]
-    return points[:MAX_POINTS]
+ON_TOPIC_SHARE = 0.2
+STEM = 5  # words compared by their first letters: "deviations" makes the point of "deviation"
+EXPLAIN_MIN_WORDS = 6  # distinct content words an explain-back needs
+EXPLAIN_MIN_LESSON = 3  # of them, words of the lesson's own text (its title's aside)
+EXPLAIN_LESSON_SHARE = 0.3  # and at least this share of them
 
 
 def _content(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2]
 
 
-def looks_like_an_answer(answer: str, context: str) -> bool:
-    """At least MIN_CONTENT_WORDS content words, not one word repeated (at least
-    MIN_DISTINCT_SHARE of them distinct), and at least one shared with the question or its
-    reference."""
+def stems(text: str) -> set[str]:
+    """The content words of a text, each cut to its first STEM letters."""
+    return {w[:STEM] for w in _content(text)}
+
+
+def key_points(reference: str) -> list[str]:
+    """Up to MAX_POINTS key points of a reference: its first whole sentences that say
+    something (a one-sentence reference is one point; no sentence is cut)."""
+    text = " ".join(reference.split())
+    points = [p.strip() for p in _SENTENCE.split(text) if _content(p)]
+    return points[:MAX_POINTS] or ([text] if text else [])
+
+
+def well_formed(answer: str) -> bool:
+    """At least MIN_CONTENT_WORDS distinct content words, not one word repeated (at least
+    MIN_DISTINCT_SHARE of them distinct)."""
     words = _content(answer)
-    if len(set(words)) < MIN_CONTENT_WORDS:
-        return False
-    if len(set(words)) < MIN_DISTINCT_SHARE * len(words):
-        return False
-    return bool(set(words) & set(_content(context)))
+    distinct = set(words)
+    return len(distinct) >= MIN_CONTENT_WORDS and len(distinct) >= MIN_DISTINCT_SHARE * len(words)
+
+
+def touches(answer: str, point: str, question: str) -> bool:
+    """The answer uses the point's own words — those the question does not contain: two of
+    them (the one, for a point with one)."""
+    own = stems(point) - stems(question)
+    return len(own & stems(answer)) >= min(2, len(own)) > 0
+
+
+def on_topic(answer: str, question: str, reference: str) -> bool:
+    """At least ON_TOPIC_SHARE of the answer's content words are the question's or the
+    reference's: an answer about something else is not graded as one about this."""
+    own = stems(answer)
+    return len(own & stems(question + " " + reference)) >= ON_TOPIC_SHARE * len(own)
+
+
+def touched(answer: str, question: str, reference: str) -> list[str]:
+    """The key points of the reference an answer could have made; none for a malformed or
+    off-topic answer."""
+    if not well_formed(answer) or not on_topic(answer, question, reference):
+        return []
+    return [p for p in key_points(reference) if touches(answer, p, question)]
 
 
 def passes(covered: int, points: int) -> bool:
     """Right when the answer made more than half of the key points."""
     return covered * 2 > points
+
+
+def explains(text: str, lesson_text: str, title: str) -> bool:
+    """An explain-back worth checking against the rubric: EXPLAIN_MIN_WORDS distinct content
+    words, not one word repeated, and at least EXPLAIN_MIN_LESSON (and EXPLAIN_LESSON_SHARE) of
+    them words of the lesson's own text other than its title's."""
+    if not well_formed(text):
+        return False
+    own = stems(text)
+    from_lesson = own & (stems(lesson_text) - stems(title))
+    return (
+        len(own) >= EXPLAIN_MIN_WORDS
+        and len(from_lesson) >= EXPLAIN_MIN_LESSON
+        and len(from_lesson) >= EXPLAIN_LESSON_SHARE * len(own)
+    )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from dataclasses import asdict, replace
 
+from learning_system.scheduling import Outcome as Graded
 from tutor.engine.asking import ask
 from tutor.engine.context import LessonContext
 from tutor.engine.grading import reveal, shown_answer
@@ -196,6 +197,9 @@ def why(ctx: LessonContext, answer: Answer, title: str) -> Generator[Prompt, Act
     )
     if action is None:
         return None
+    if action.value == "idk":  # sure, yet no reason: a guess taken for knowledge
+        _unsound(ctx, answer, "I don't know")
+        return False
     check = yield from yes_no(
         ctx,
         "results",
@@ -205,17 +209,21 @@ def why(ctx: LessonContext, answer: Answer, title: str) -> Generator[Prompt, Act
     )
     if check is None:
         return None
-    sound = check.value == "y"
-    reasoning = replace(
-        answer,
-        answer=action.text,
-        attempt_id=answer.attempt_id + ":why",
-        outcome="correct" if sound else "wrong",
-        purpose="why",
+    if check.value != "y":
+        _unsound(ctx, answer, action.text)
+        return False
+    ctx.journal.record(_reasoning(answer, action.text, "correct"))
+    return True
+
+
+def _reasoning(answer: Answer, text: str, outcome: Graded) -> Answer:
+    return replace(
+        answer, answer=text, attempt_id=answer.attempt_id + ":why", outcome=outcome, purpose="why"
     )
+
+
+def _unsound(ctx: LessonContext, answer: Answer, text: str) -> None:
+    """Reasoning that does not match the reference: a misconception, retested early."""
+    reasoning = _reasoning(answer, text, "wrong")
     ctx.journal.record(reasoning)
-    if not sound:
-        ctx.journal.record(
-            Mistake(reasoning, "structural", "misconception: " + action.text, retest_early=True)
-        )
-    return sound
+    ctx.journal.record(Mistake(reasoning, "structural", "misconception: " + text, True))

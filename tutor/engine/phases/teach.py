@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Generator
 
 from tutor.engine import items as bank
-from tutor.engine import selection
+from tutor.engine import selection, selfgrade
 from tutor.engine.asking import ask
 from tutor.engine.context import LessonContext
 from tutor.engine.items import Presented
-from tutor.engine.records import Answer, Note, Taught
+from tutor.engine.records import Answer, Mistake, Note, Taught
 from tutor.engine.screens import gated, show, withheld, yes_no
 from tutor.engine.steps import Step, key_sentences, labels
 from tutor.engine.turns import Action, Prompt
@@ -124,23 +124,26 @@ def feynman(ctx: LessonContext, title: str) -> Script:
     )
     if action is None:
         return
-    hits = yield from _rubric(ctx, title, action.text)
-    if hits is None:
+    idk = action.value == "idk"
+    judged = yield from _judge(ctx, title, action)
+    if judged is None:
         return  # a rubric screen was withheld: no Feynman grade from part of the rubric
+    hits, why_not = judged
     passed = len(hits) == len(FEYNMAN_RUBRIC)
-    ctx.journal.record(
-        Answer(
-            attempt_id=ctx.mid("feynman-attempt"),
-            purpose="feynman",
-            concept=ctx.concept,
-            item=None,
-            answer=action.text,
-            confidence=None,
-            outcome="correct" if passed else "wrong",
-            feynman=passed,
-            rubric_hits=tuple(hits),
-        )
+    answer = Answer(
+        attempt_id=ctx.mid("feynman-attempt"),
+        purpose="feynman",
+        concept=ctx.concept,
+        item=None,
+        answer="I don't know" if idk else action.text,
+        confidence=None,
+        outcome="idk" if idk else "correct" if passed else "wrong",
+        feynman=passed,
+        rubric_hits=tuple(hits),
     )
+    ctx.journal.record(answer)
+    if idk:  # not known, so it comes back in review
+        ctx.journal.record(Mistake(answer, "structural", "I don't know", retest_early=False))
     item = Presented(
         id=f"{ctx.concept}-feynman",
         lesson_id=ctx.lesson.id,
@@ -153,14 +156,14 @@ def feynman(ctx: LessonContext, title: str) -> Script:
     missing = [r for r in FEYNMAN_RUBRIC if r not in hits]
     content = (
         f"Feynman check: {'passed' if passed else 'not yet'} — {len(hits)} of "
-        f"{len(FEYNMAN_RUBRIC)}."
+        f"{len(FEYNMAN_RUBRIC)}.{why_not}"
         + ("" if passed else " Still to cover: it " + "; it ".join(missing) + ".")
     )
     outcome = ctx.gate.grade(
         ctx.mid("feynman-grade"),
         content,
         item.to_question(),
-        action.text,
+        answer.answer,
         passed,
         item.reference,
         rubric=FEYNMAN_RUBRIC,
@@ -170,6 +173,20 @@ def feynman(ctx: LessonContext, title: str) -> Script:
         yield from withheld(ctx, "checkpoint", title, outcome)
     else:
         yield from show(ctx, "checkpoint", title, outcome)
+
+
+def _judge(
+    ctx: LessonContext, title: str, action: Action
+) -> Generator[Prompt, Action, tuple[list[str], str] | None]:
+    """The rubric rules the explain-back meets and, when it is not checked against them, why:
+    "I don't know", or text that does not explain in the lesson's own terms (the program's
+    check comes first, so nonsense never reaches the learner's own yes)."""
+    if action.value == "idk":
+        return [], " You said you don't know yet: the lesson's steps are worth a second read."
+    if not selfgrade.explains(action.text, _lesson_text(ctx), ctx.lesson.title):
+        return [], " It does not yet explain in the lesson's own terms."
+    hits = yield from _rubric(ctx, title, action.text)
+    return None if hits is None else (hits, "")
 
 
 def _rubric(
@@ -190,3 +207,10 @@ def _rubric(
         if check.value == "y":
             hits.append(rule)
     return hits
+
+
+def _lesson_text(ctx: LessonContext) -> str:
+    """What an explain-back of the lesson is measured against: its motto, objectives and
+    sections."""
+    lesson = ctx.lesson
+    return " ".join([lesson.motto or "", *lesson.objectives, *(s.text for s in lesson.sections)])

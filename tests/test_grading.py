@@ -1,0 +1,152 @@
+"""Grading that cannot be gamed (issue 21, part 3): offline free recall and the Feynman
+explain-back are graded by the program first, so a learner who says yes to every self-grade
+screen still cannot turn the question typed back, words copied from it, one word repeated or an
+off-topic paragraph into "right"; Feynman takes "I don't know"; key points are whole sentences."""
+
+from __future__ import annotations
+
+import pytest
+
+from learning_system import ledger
+from learning_system.curriculum import load_curriculum
+from learning_system.store import Store
+from tutor.engine import selfgrade
+from tutor.engine.session import Session
+from tutor.engine.turns import Action, Prompt
+from tutor.testing.course_maker import write_course
+
+OFF_TOPIC = (
+    "My grandmother grows tomatoes on her balcony every summer, waters them at dawn, and "
+    "trades the surplus with neighbours for fresh bread and homemade jam."
+)
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    return load_curriculum(write_course(tmp_path_factory.mktemp("course") / "workshop"))
+
+
+def gaming(kind: str, question: str) -> str:
+    return {
+        "question": question,
+        "stem": " ".join(question.split()[1:4]),
+        "one-word": "vector " * 700,
+        "off-topic": OFF_TOPIC,
+    }[kind]
+
+
+def cheat(kind: str):
+    """A learner who types `kind` at every written answer, says yes to every self-grade
+    screen, and answers choice items right and sure."""
+
+    def act(p: Prompt) -> Action:
+        if p.kind == "read":
+            return Action(kind="next")
+        if p.kind == "choice":
+            return Action(kind="answer", value=str(p.item.correct_index), confidence="sure")
+        if p.kind == "numeric":
+            return Action(kind="answer", value=f"{p.item.answer:g}", confidence="sure")
+        if p.kind == "text":
+            question = p.item.question if p.item else p.content.split("\n")[0]
+            if kind == "idk":
+                return Action(kind="text", value="idk")
+            confidence = "sure" if p.needs_confidence else None
+            return Action(kind="text", text=gaming(kind, question), confidence=confidence)
+        if p.kind == "yes_no":
+            return Action(kind="yes_no", value="y")
+        if p.kind == "error_type":
+            return Action(kind="error_type", value="1", text="did not know")
+        raise AssertionError(p.kind)
+
+    return act
+
+
+def run_lesson(store: Store, course, act) -> Session:
+    session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+    for _ in range(600):
+        if session.done:
+            return session
+        session.act(act(session.prompt))
+    raise AssertionError("the lesson did not end")
+
+
+@pytest.mark.parametrize("kind", ["question", "stem", "one-word", "off-topic"])
+def test_a_gamed_answer_is_wrong_however_the_learner_grades_it(tmp_path, course, kind):
+    store = Store(tmp_path / "t.db")
+    session = run_lesson(store, course, cheat(kind))
+    attempts = ledger.attempts(store, session_id=session.id)
+    written = [
+        a
+        for a in attempts
+        if a["kind"] in ("probe", "checkpoint", "quiz")
+        and a["answer"]
+        and not a["answer"].isdigit()
+    ]
+    assert written, "the lesson asked for written answers"
+    assert all(a["outcome"] == "wrong" for a in written), [
+        (a["item_id"], a["outcome"]) for a in written
+    ]
+    feynman = [a for a in attempts if a["kind"] == "feynman"]
+    assert [(a["outcome"], bool(a["feynman"])) for a in feynman] == [("wrong", False)]
+
+
+def test_feynman_takes_i_dont_know_and_review_brings_it_back(tmp_path, course):
+    store = Store(tmp_path / "t.db")
+    session = run_lesson(store, course, cheat("idk"))
+    feynman = [a for a in ledger.attempts(store, session_id=session.id) if a["kind"] == "feynman"]
+    assert [(a["outcome"], bool(a["feynman"])) for a in feynman] == [("idk", False)]
+    mistakes = [m for m in ledger.mistakes(store) if m["attempt_id"] == feynman[0]["id"]]
+    assert [m["attribution"] for m in mistakes] == ["I don't know"]
+
+
+def test_an_explanation_in_the_lessons_terms_reaches_the_rubric(tmp_path, course):
+    """The program's check lets a real explanation through: the learner's own rubric marks
+    decide it (all four yes: passed)."""
+    store = Store(tmp_path / "t.db")
+    lesson = course.lesson("P1 L02")
+    text = " ".join(s.text for s in lesson.sections)
+    real = " ".join(text.split()[:60])
+    assert selfgrade.explains(real, text, lesson.title)
+
+    def act(p: Prompt) -> Action:
+        if p.kind == "text" and p.item is None and p.content.startswith("Explain"):
+            return Action(kind="text", text=real)
+        return cheat("question")(p)
+
+    session = run_lesson(store, course, act)
+    feynman = [a for a in ledger.attempts(store, session_id=session.id) if a["kind"] == "feynman"]
+    assert [(a["outcome"], bool(a["feynman"])) for a in feynman] == [("correct", True)]
+
+
+def test_a_point_the_answer_never_touched_is_never_offered():
+    reference = "The variance averages the squared deviations. It is never negative."
+    question = "What does the variance measure?"
+    points = selfgrade.key_points(reference)
+    assert points == ["The variance averages the squared deviations.", "It is never negative."]
+    assert selfgrade.touched("it averages squared deviation values", question, reference) == [
+        points[0]
+    ]
+    assert selfgrade.touched("What does the variance measure?", question, reference) == []
+    assert selfgrade.touched("variance variance variance variance", question, reference) == []
+    assert selfgrade.touched("squared " + OFF_TOPIC, question, reference) == []
+    assert selfgrade.passes(2, 3) and not selfgrade.passes(1, 2)
+
+
+def test_every_offline_key_point_is_a_whole_sentence(course):
+    """Over every bank item of the generated course: each key point is one whole sentence of
+    the reference (as a free-recall item is graded), never a cut clause or half a line of
+    code."""
+    from tutor.engine import items
+
+    checked = 0
+    for lesson in course.lessons:
+        for p in items.present(lesson.quiz, lesson, salt="k", curriculum=course):
+            reference = " ".join(p.reference.split())
+            for point in selfgrade.key_points(p.reference):
+                assert point in reference
+                end = reference.index(point) + len(point)
+                assert end == len(reference) or point[-1] in ".!?", (point, reference)
+                start = reference.index(point)
+                assert start == 0 or reference[start - 2] in ".!?", (point, reference)
+                checked += 1
+    assert checked > 50

@@ -331,7 +331,8 @@ def test_a_verifier_that_always_says_issues_gets_two_revisions_then_the_lessons_
         assert fallback["payload"]["verifier"] == "offline"
         (drafted,) = store.receipts_for(p.message_id.removesuffix(":source"))
         assert drafted["payload"]["cycles"] == 2 and drafted["outcome"] == "ISSUES"
-    assert store.latest_session()["status"] == "done"  # it taught something
+    # it taught from the lesson's text, but every question was withheld: not done (issue 22)
+    assert store.latest_session()["status"] == "incomplete"
     # a disputed choice item asked again as free recall: that retry is a cycle, and recorded
     retries = [
         r for r in store.receipts_of_session(session.id) if r["message_id"].endswith(":recall")
@@ -500,3 +501,16 @@ async def test_verification_works_inside_a_running_event_loop(store, endpoint):
     assert isinstance(out, Emit) and out.unverified == []
     (r,) = store.receipts_for("m-loop")
     assert (r["payload"]["verifier"], r["outcome"]) == ("model", "PASS")
+
+
+def test_a_verifier_that_withholds_every_question_leaves_the_lesson_not_taught(store, endpoint):
+    """Teaching falls back to the lesson's own text, but no question reaches the learner: the
+    lesson is not done, and the last screen says what happened and what to do."""
+    server = endpoint(drafting(lambda step: f"The model explains {step}.", lambda c: "ISSUES"))
+    session, seen = run(store, server.base_url)
+    assert session.done and taught(seen)
+    assert not [p for p in seen if p.item is not None]
+    assert "withheld every question" in seen[-1].content
+    assert "tutor doctor" in seen[-1].content
+    assert store.latest_session()["status"] == "incomplete"
+    assert store.latest_session(status="done") is None

@@ -27,6 +27,7 @@ def ask(
     when the question was withheld."""
     item, message_id, outcome = _audited(ctx, item, purpose, concept)
     if isinstance(outcome, Block):
+        ctx.withheld += 1
         yield from withheld(ctx, purpose, title, outcome)
         return None
     ctx.asked.add(item.id)

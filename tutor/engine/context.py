@@ -55,6 +55,7 @@ class LessonContext:
     skipped: list[str] = field(default_factory=list)
     position: str = ""
     completed: bool = True  # False when the lesson ended with nothing taught or asked
+    withheld: int = 0  # questions whose gate withheld them
     revisions: dict[int, int] = field(default_factory=dict)  # revision cycles per step
     screens: int = 0  # screens made so far (message ids count them)
 

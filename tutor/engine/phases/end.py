@@ -14,15 +14,10 @@ def run(ctx: LessonContext) -> Generator[Prompt, Action, None]:
     """The done screen (the last: nothing is sent after it)."""
     ctx.position = "done"
     title = f"{ctx.lesson.id} {ctx.lesson.title}"
-    if not ctx.taught and not ctx.asked:
-        # nothing was taught or asked (every screen withheld): not a finished lesson
+    why = _not_done(ctx)
+    if why:
         ctx.completed = False
-        ctx.journal.record(Note("incomplete", {"reason": "nothing was taught or asked"}))
-        why = (
-            "you skipped its steps and no question could be asked"
-            if ctx.skipped
-            else "every step and question was withheld"
-        )
+        ctx.journal.record(Note("incomplete", {"reason": why}))
         yield _done(
             ctx,
             title,
@@ -36,6 +31,29 @@ def run(ctx: LessonContext) -> Generator[Prompt, Action, None]:
         title,
         f"Lesson complete: {ctx.lesson.title}. Your answers and mistakes are saved.",
     )
+
+
+def _not_done(ctx: LessonContext) -> str:
+    """Why the lesson is not finished ("" when it is): nothing was taught or asked, or every
+    question it had was withheld — a lesson is learnt by answering, not by reading alone."""
+    if ctx.asked or not (ctx.withheld or not ctx.taught):
+        return ""
+    skipped = "you skipped its steps and " if ctx.skipped and not ctx.taught else ""
+    if ctx.withheld and ctx.gate.verifier is not None:
+        return (
+            f"{skipped}the verifier model withheld every question ({ctx.withheld}), so nothing "
+            "you know could be checked. Run `tutor doctor` to see the model and verifier in use; "
+            "another verifier (TUTOR_VERIFIER_MODEL) or none (the offline checks) may let them "
+            "through"
+        )
+    if ctx.withheld:
+        return (
+            f"{skipped}every question failed the quiz checks ({ctx.withheld}), so nothing you "
+            f'know could be checked. `tutor items "{ctx.lesson.id}"` lists them with the reasons'
+        )
+    if skipped:
+        return "you skipped its steps and no question could be asked"
+    return "every step and question was withheld"
 
 
 def _done(ctx: LessonContext, title: str, content: str) -> Prompt:

@@ -314,8 +314,8 @@ def _load_partial(path: Path, only: list[str]) -> Curriculum | None:
     for number, folder in _numbered_folders(root / "phases", root, problems, "phase"):
         for lesson_number, lesson_folder in _numbered_folders(folder, root, problems, "lesson"):
             folders.setdefault((number, lesson_number), (folder, lesson_folder))
-    wanted = [parse_lesson_ref(ref) for ref in only]
-    if not all(pair in folders for pair in wanted):
+    wanted = [pair for pair in map(parse_lesson_ref, only) if pair in folders]
+    if len(wanted) != len(only):
         return None  # not plain ids of lessons here: the whole read gives the right message
     loaded: dict[tuple[int, int], Lesson] = {}
 
@@ -325,7 +325,7 @@ def _load_partial(path: Path, only: list[str]) -> Curriculum | None:
         return loaded[pair]
 
     for pair in wanted:
-        lesson = read(pair)  # type: ignore[arg-type]
+        lesson = read(pair)
         for pre in parse_prerequisites(lesson.prerequisites_text, lesson.phase):
             if pre in folders:
                 read(pre)

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from learning_system import scheduling
 from learning_system.scheduling import Confidence, Outcome
 from learning_system.store import Store, iso, utcnow
-from learning_system.tables.rows import MistakeRow
 from learning_system.text import valid_data, valid_text
+
+if TYPE_CHECKING:
+    from learning_system.tables.rows import MistakeRow
 
 ErrorType = Literal["structural", "deviation", "application", "metacognitive"]
 ConceptStatus = Literal["developing", "held", "advanced"]

@@ -15,21 +15,22 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from learning_system.errors import LearningSystemError
-from learning_system.tables.attempts import Attempts
-from learning_system.tables.concepts import Concepts
-from learning_system.tables.mistakes import Mistakes
-from learning_system.tables.records import Records
-from learning_system.tables.sessions import Sessions
 from learning_system.text import valid_data, valid_text
 
 if TYPE_CHECKING:
     import sqlite_utils
 
     from learning_system.session_lock import SessionLease
+    from learning_system.tables.attempts import Attempts
+    from learning_system.tables.concepts import Concepts
+    from learning_system.tables.mistakes import Mistakes
+    from learning_system.tables.records import Records
+    from learning_system.tables.sessions import Sessions
 
 Params = Sequence[object] | Mapping[str, object]
 
@@ -273,12 +274,6 @@ class Store:
         self.leases: dict[str, SessionLease] = {}  # by session id (session_lock.py)
         self._closed = False
         self._depth = 0  # transactions open on the thread holding the lock
-        # the tables (learning_system/tables/): the rest of the store layer's SQL
-        self.attempts = Attempts(self)
-        self.mistakes = Mistakes(self)
-        self.concepts = Concepts(self)
-        self.records = Records(self)
-        self.sessions = Sessions(self)
         _check_file(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -296,6 +291,38 @@ class Store:
             raise self._error(exc) from None
         self.conn = conn
         self._migrate()
+
+    # the tables (learning_system/tables/): the rest of the store layer's SQL, each imported on
+    # first use so that a command imports only the tables it reads
+    @cached_property
+    def attempts(self) -> Attempts:
+        from learning_system.tables.attempts import Attempts
+
+        return Attempts(self)
+
+    @cached_property
+    def mistakes(self) -> Mistakes:
+        from learning_system.tables.mistakes import Mistakes
+
+        return Mistakes(self)
+
+    @cached_property
+    def concepts(self) -> Concepts:
+        from learning_system.tables.concepts import Concepts
+
+        return Concepts(self)
+
+    @cached_property
+    def records(self) -> Records:
+        from learning_system.tables.records import Records
+
+        return Records(self)
+
+    @cached_property
+    def sessions(self) -> Sessions:
+        from learning_system.tables.sessions import Sessions
+
+        return Sessions(self)
 
     @property
     def db(self) -> sqlite_utils.Database:

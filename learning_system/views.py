@@ -15,12 +15,14 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from learning_system.errors import LearningSystemError
 from learning_system.store import Store
-from learning_system.tables.rows import KnowledgePageRow
 from learning_system.terminal import strip_terminal
+
+if TYPE_CHECKING:
+    from learning_system.tables.rows import KnowledgePageRow
 
 README = "README.md"
 README_TEXT = (

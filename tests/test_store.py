@@ -276,3 +276,12 @@ def test_a_transaction_inside_another_joins_it(store):
     assert ledger.concept_row(store, "c-joined")["name"] == "Joined"
     assert store.get_setting("joined") == "yes"
     assert not store.conn.in_transaction
+
+
+def test_a_concept_update_names_only_its_columns(store):
+    """Column names go into the statement, so a name that is not a column is refused."""
+    ledger.upsert_concept(store, Concept(id="c-cols", name="Columns"))
+    with pytest.raises(ValueError, match="not a concept column"):
+        store.concepts.update("c-cols", {"name = 'x', mastery": 1.0})
+    store.concepts.update("c-cols", {"notes": "kept"})
+    assert store.concepts.get("c-cols")["notes"] == "kept"

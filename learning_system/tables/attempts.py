@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from learning_system.tables import Table, marks
-from learning_system.tables.rows import Answer, AttemptRow
+
+if TYPE_CHECKING:
+    from learning_system.tables.rows import Answer, AttemptRow
 
 
 class Attempts(Table):
@@ -41,11 +43,11 @@ class Attempts(Table):
         if concept_id is not None:
             sql += " AND concept_id = ?"
             params.append(concept_id)
-        return cast(list[AttemptRow], self.store.rows(sql + " ORDER BY created_at, id", params))
+        return cast("list[AttemptRow]", self.store.rows(sql + " ORDER BY created_at, id", params))
 
     def by_ids(self, ids: list[str]) -> dict[str, AttemptRow]:
         rows = self.store.rows(f"SELECT * FROM attempts WHERE id IN ({marks(ids)})", ids)
-        return {r["id"]: cast(AttemptRow, r) for r in rows}
+        return {r["id"]: cast("AttemptRow", r) for r in rows}
 
     def existing(self, ids: list[str], *, correct: bool = False) -> set[str]:
         """Which of `ids` are recorded (and, with `correct`, were answered correctly)."""
@@ -65,7 +67,7 @@ class Attempts(Table):
             "ORDER BY created_at DESC LIMIT ?",
             (concept_id, limit),
         )
-        return cast(list[Answer], rows)
+        return cast("list[Answer]", rows)
 
     def answers_about(self, concept_id: str, attempt_ids: list[str]) -> list[Answer]:
         """The answers about a concept or among `attempt_ids`, oldest first."""
@@ -74,7 +76,7 @@ class Attempts(Table):
             f"WHERE concept_id = ? OR id IN ({marks(attempt_ids)}) ORDER BY created_at, id",
             (concept_id, *attempt_ids),
         )
-        return cast(list[Answer], rows)
+        return cast("list[Answer]", rows)
 
     def graded_since(self, since: str, limit: int = 5000) -> list[Answer]:
         """Graded answers (not pending) from `since` on, newest first, at most `limit`."""
@@ -83,4 +85,4 @@ class Attempts(Table):
             "AND created_at >= ? ORDER BY created_at DESC LIMIT ?",
             (since, limit),
         )
-        return cast(list[Answer], rows)
+        return cast("list[Answer]", rows)

@@ -3,13 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from learning_system.tables import Table, marks
-from learning_system.tables.rows import ConceptRow, DueRow
 
-# columns a caller may set by name (the keys of `update`); anything else is refused
-COLUMNS = frozenset(ConceptRow.__annotations__)
+if TYPE_CHECKING:
+    from learning_system.tables.rows import ConceptRow, DueRow
+
+# columns a caller may set by name (the keys of `update`; ConceptRow's keys); others are refused
+COLUMNS = frozenset(
+    {
+        "id",
+        "name",
+        "track",
+        "type",
+        "language",
+        "status",
+        "notes",
+        "lesson_id",
+        "card",
+        "interval_index",
+        "next_review",
+        "last_review",
+        "mastery",
+        "created_at",
+        "updated_at",
+    }
+)
 
 
 def _sets(fields: Mapping[str, object]) -> str:
@@ -22,17 +42,17 @@ def _sets(fields: Mapping[str, object]) -> str:
 class Concepts(Table):
     def get(self, concept_id: str) -> ConceptRow | None:
         rows = self.store.rows("SELECT * FROM concepts WHERE id = ?", (concept_id,))
-        return cast(ConceptRow, rows[0]) if rows else None
+        return cast("ConceptRow", rows[0]) if rows else None
 
     def all(self) -> list[ConceptRow]:
         """Every concept, by lesson then id."""
         return cast(
-            list[ConceptRow], self.store.rows("SELECT * FROM concepts ORDER BY lesson_id, id")
+            "list[ConceptRow]", self.store.rows("SELECT * FROM concepts ORDER BY lesson_id, id")
         )
 
     def by_ids(self, ids: list[str]) -> dict[str, ConceptRow]:
         rows = self.store.rows(f"SELECT * FROM concepts WHERE id IN ({marks(ids)})", ids)
-        return {r["id"]: cast(ConceptRow, r) for r in rows}
+        return {r["id"]: cast("ConceptRow", r) for r in rows}
 
     def names(self) -> dict[str, str]:
         """Each concept's name by id."""

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from learning_system.tables import Table, marks
-from learning_system.tables.rows import DueRow, LedgerMistake, MistakeRow
+
+if TYPE_CHECKING:
+    from learning_system.tables.rows import DueRow, LedgerMistake, MistakeRow
 
 
 class Mistakes(Table):
@@ -47,7 +49,7 @@ class Mistakes(Table):
 
     def get(self, mistake_id: str) -> MistakeRow | None:
         rows = self.store.rows("SELECT * FROM mistakes WHERE id = ?", (mistake_id,))
-        return cast(MistakeRow, rows[0]) if rows else None
+        return cast("MistakeRow", rows[0]) if rows else None
 
     def all(self, status: str | None = None) -> list[MistakeRow]:
         """Every mistake (or those with `status`), oldest first."""
@@ -57,7 +59,7 @@ class Mistakes(Table):
             rows = self.store.rows(
                 "SELECT * FROM mistakes WHERE status = ? ORDER BY created_at, id", (status,)
             )
-        return cast(list[MistakeRow], rows)
+        return cast("list[MistakeRow]", rows)
 
     def open_first(self) -> list[MistakeRow]:
         """Every mistake, the open ones first, each group oldest first."""
@@ -65,7 +67,7 @@ class Mistakes(Table):
             "SELECT * FROM mistakes ORDER BY CASE status WHEN 'open' THEN 0 ELSE 1 END, "
             "created_at, id"
         )
-        return cast(list[MistakeRow], rows)
+        return cast("list[MistakeRow]", rows)
 
     def existing(self, ids: list[str]) -> set[str]:
         """Which of `ids` are recorded."""
@@ -115,4 +117,4 @@ class Mistakes(Table):
             "LEFT JOIN attempts a ON a.id = m.attempt_id "
             "LEFT JOIN sessions s ON s.id = a.session_id ORDER BY m.id"
         )
-        return cast(list[LedgerMistake], rows)
+        return cast("list[LedgerMistake]", rows)

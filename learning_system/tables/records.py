@@ -3,17 +3,19 @@ per concept. Each `put_*` replaces the row under its key."""
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from learning_system.tables import Table, marks
-from learning_system.tables.rows import GlossaryRow, KnowledgePageRow, LearningRecordRow
+
+if TYPE_CHECKING:
+    from learning_system.tables.rows import GlossaryRow, KnowledgePageRow, LearningRecordRow
 
 
 class Records(Table):
     # glossary --------------------------------------------------------------------------------
     def glossary_term(self, term: str) -> GlossaryRow | None:
         rows = self.store.rows("SELECT * FROM glossary WHERE term = ?", (term,))
-        return cast(GlossaryRow, rows[0]) if rows else None
+        return cast("GlossaryRow", rows[0]) if rows else None
 
     def put_glossary(self, row: GlossaryRow) -> None:
         with self.store.transaction() as c:
@@ -26,12 +28,12 @@ class Records(Table):
     # learning records ------------------------------------------------------------------------
     def learning_record(self, lesson_id: str) -> LearningRecordRow | None:
         rows = self.store.rows("SELECT * FROM learning_records WHERE lesson_id = ?", (lesson_id,))
-        return cast(LearningRecordRow, rows[0]) if rows else None
+        return cast("LearningRecordRow", rows[0]) if rows else None
 
     def learning_records(self) -> list[LearningRecordRow]:
         """Every learning record, by lesson id."""
         rows = self.store.rows("SELECT * FROM learning_records ORDER BY lesson_id")
-        return cast(list[LearningRecordRow], rows)
+        return cast("list[LearningRecordRow]", rows)
 
     def put_learning_record(self, row: LearningRecordRow) -> None:
         with self.store.transaction() as c:
@@ -44,7 +46,7 @@ class Records(Table):
     # knowledge pages -------------------------------------------------------------------------
     def knowledge_page(self, concept_id: str) -> KnowledgePageRow | None:
         rows = self.store.rows("SELECT * FROM knowledge_pages WHERE concept_id = ?", (concept_id,))
-        return cast(KnowledgePageRow, rows[0]) if rows else None
+        return cast("KnowledgePageRow", rows[0]) if rows else None
 
     def knowledge_pages(self, concept_ids: list[str] | None = None) -> list[KnowledgePageRow]:
         """Every knowledge page (or those of `concept_ids`), by concept id."""
@@ -56,7 +58,7 @@ class Records(Table):
                 "ORDER BY concept_id",
                 concept_ids,
             )
-        return cast(list[KnowledgePageRow], rows)
+        return cast("list[KnowledgePageRow]", rows)
 
     def put_knowledge_page(self, row: KnowledgePageRow) -> None:
         with self.store.transaction() as c:

@@ -3,10 +3,12 @@ and notes are `Store` methods), and the prior's search over the learner's record
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from learning_system.tables import Table
-from learning_system.tables.rows import Match, NoteRow, SessionRef
+
+if TYPE_CHECKING:
+    from learning_system.tables.rows import Match, NoteRow, SessionRef
 
 
 class Sessions(Table):
@@ -17,7 +19,7 @@ class Sessions(Table):
             "ORDER BY updated_at DESC, rowid DESC LIMIT 1",
             (session_id,),
         )
-        return cast(SessionRef, rows[0]) if rows else None
+        return cast("SessionRef", rows[0]) if rows else None
 
     def lessons(self) -> dict[str, str]:
         """Each session's lesson id, by session id."""
@@ -28,7 +30,7 @@ class Sessions(Table):
     def all_notes(self) -> list[NoteRow]:
         """Every session note as stored (its body as JSON text), by session, then oldest first."""
         rows = self.store.rows("SELECT * FROM session_notes ORDER BY session_id, created_at, id")
-        return cast(list[NoteRow], rows)
+        return cast("list[NoteRow]", rows)
 
     def matches(self, words: list[str], limit: int) -> list[Match]:
         """Concepts, open mistakes and attempts whose names or ids contain one of `words`
@@ -50,4 +52,4 @@ class Sessions(Table):
             + likes.format(col="coalesce(concept_id, '') || ' ' || coalesce(item_id, '')")
             + " ORDER BY at DESC LIMIT ?"
         )
-        return cast(list[Match], self.store.rows(sql, (*params, *params, *params, limit)))
+        return cast("list[Match]", self.store.rows(sql, (*params, *params, *params, limit)))

@@ -73,8 +73,8 @@ class HomeScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="home", exit_on_error=False)
     def refresh_summary(self) -> None:
-        app = self.app
-        summary = home_summary(app.store, app.load_curriculum())  # type: ignore[attr-defined]
+        app = cast("TutorApp", self.app)
+        summary = home_summary(app.store, app.load_curriculum())
         app.call_from_thread(self.show, summary)
 
     def show(self, s: HomeSummary) -> None:
@@ -113,11 +113,11 @@ class HomeScreen(Screen[None]):
         self.action_choose(event.option.id or "")
 
     def action_choose(self, name: str) -> None:
-        app = self.app
+        app = cast("TutorApp", self.app)
         if name == "continue":
-            app.start_lesson()  # type: ignore[attr-defined]
+            app.start_lesson()
         elif name == "review":
-            app.start_review()  # type: ignore[attr-defined]
+            app.start_review()
         elif name == "status":
             self.refresh_summary()
         elif name == "quit":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.table import Table as RichTable
 from rich.text import Text
@@ -29,6 +29,9 @@ from tutor.engine import parse
 from tutor.engine.parse import Command, option_label
 from tutor.engine.progress import Activity, Progress
 from tutor.engine.turns import ERROR_TYPE_MEANING, ERROR_TYPES, Action, InvalidAction, Prompt
+
+if TYPE_CHECKING:
+    from tutor.app.app import TutorApp
 
 CONFIDENCE_LINE = "confidence:  s sure   h hunch   n no idea      (required)"
 _KEYS = "1234abcd0xyn"  # and s, h
@@ -162,7 +165,7 @@ class SessionScreen(Screen[None]):
     @on(Notice)
     def notice(self, event: Notice) -> None:
         if "unreachable" in event.text:
-            self.app.model_notice = "model unreachable — running offline"  # type: ignore
+            cast("TutorApp", self.app).model_notice = "model unreachable — running offline"
         self.notify(clean(event.text), title="tutor", timeout=8)
 
     @on(SessionOpened)

@@ -10,14 +10,16 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import PurePath
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from learning_system import scheduling
 from learning_system.outcome import IngestConcept, PendingIngest
 from learning_system.store import Store
-from learning_system.tables.rows import AttemptRow, ConceptRow
 from tutor.clerk.concept_type import concept_type
 from tutor.clerk.knowledge import build_page, page_sources, steps_for
+
+if TYPE_CHECKING:
+    from learning_system.tables.rows import AttemptRow, ConceptRow
 
 
 class Evidence(TypedDict):

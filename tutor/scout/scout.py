@@ -265,8 +265,9 @@ async def prepare(
                     await asyncio.gather(*pending, return_exceptions=True)
                     break
             for task in tasks:
-                if not task.cancelled() and task.exception() is not None:
-                    raise task.exception()  # type: ignore[misc]
+                failure = None if task.cancelled() else task.exception()
+                if failure is not None:
+                    raise failure
         for source in planned:
             if source.url not in read:
                 take(FetchResult(url=source.url, ok=False, reason=NOT_WAITED_REASON), None)

@@ -43,7 +43,7 @@ class SerialDrafter(Drafter):
         return None
 
 
-BOUNDARIES = ("lesson start", "probe start", "teach", "quiz start")
+BOUNDARIES = ("lesson start", "probe start", "teach", "checkpoint", "quiz start")
 
 
 @dataclass
@@ -150,6 +150,8 @@ def run_lesson(
                 if first and after.item is not None and first not in firsts:
                     firsts.add(first)
                     result.boundary[first].append(waited)
+                if after.stage == "checkpoint" and after.kind in ("choice", "numeric", "text"):
+                    result.boundary["checkpoint"].append(waited)  # a question or explain-back
                 if after.stage == "teach":
                     result.waits.append(waited)
                     result.boundary["teach"].append(waited)

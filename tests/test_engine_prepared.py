@@ -111,6 +111,28 @@ def test_every_probe_and_quiz_question_finds_its_audit_ready(store, monkeypatch)
     assert len(audits) <= 3 * len(ready) + 5, (len(audits), len(ready))
 
 
+def test_checkpoint_questions_and_the_explain_back_find_their_audit_ready(store, monkeypatch):  # noqa: F811
+    """Issue 22: a checkpoint's question and the Feynman explain-back are audited while the
+    step before them is read, so the learner does not wait on the model at them."""
+    ready: list[tuple[str, bool]] = []
+    real_ask = Gatekeeper.ask
+
+    def ask(self, message_id, content, questions, purpose, concept, excerpt, cycles=0):
+        key = self.ask_envelope(questions, purpose, concept, excerpt).model_dump_json()
+        q = questions[0]
+        asked_first = q.type != "free_recall" or q.id.endswith("-recall")
+        if purpose == "checkpoint" and (asked_first or q.question.startswith("Explain")):
+            ready.append((q.question[:40], key in self._verdicts))
+        return real_ask(self, message_id, content, questions, purpose, concept, excerpt, cycles)
+
+    monkeypatch.setattr(Gatekeeper, "ask", ask)
+    with ModelServer(default=valid_reply) as srv:
+        walk(start(store, srv))
+    assert any(q.startswith("Explain") for q, _ in ready), ready
+    assert len(ready) >= 2, ready
+    assert [q for q, ok in ready if not ok] == []
+
+
 def test_teaching_steps_are_drafted_two_ahead(store):  # noqa: F811
     drafted_when_shown: list[tuple[int, int, int]] = []
     with ModelServer(default=valid_reply) as srv:

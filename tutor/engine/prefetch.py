@@ -130,6 +130,22 @@ class Prefetcher:
         if drafter is not None and items and not self.ctx.journal.replaying:
             drafter.prefetch(key, lambda: self.audit_now(items, purpose))
 
+    def gated_audit(self, key: str, stage: str, content: str) -> None:
+        """In the background: the audit of a program-made question (the explain-back) before
+        it is shown."""
+        from tutor.engine.screens import audit_purpose, gated_question
+
+        drafter = self.ctx.drafter
+        if drafter is None or self.ctx.journal.replaying:
+            return
+        envelope = self.ctx.gate.ask_envelope(
+            [gated_question(self.ctx, stage, content)],
+            audit_purpose(stage),
+            self.ctx.concept,
+            content,
+        )
+        drafter.prefetch(key, partial(self.ctx.gate.prewarm, [envelope]))
+
     # the probe -----------------------------------------------------------------------------
     def batch_asked(self, n: int) -> None:
         """Batch n is being asked: the next one is prepared meanwhile."""

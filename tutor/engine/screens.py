@@ -3,6 +3,7 @@ a gated teaching or result turn, a program-made question, and the banner of a wi
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Generator
 from typing import Any
 
@@ -86,6 +87,13 @@ def status(ctx: LessonContext, stage: str, title: str, content: str, **kw: Any) 
     return (yield from show(ctx, stage, title, outcome, **kw))
 
 
+def gated_question(ctx: LessonContext, stage: str, content: str) -> QuizQuestion:
+    """A program-made question as its audit sees it, named by its content (so its audit can be
+    prepared before it is shown)."""
+    digest = hashlib.sha256(content.encode()).hexdigest()[:10]
+    return QuizQuestion(id=f"{ctx.concept}-{stage}-{digest}", type="free_recall", question=content)
+
+
 def gated(
     ctx: LessonContext,
     kind: PromptKind,
@@ -98,11 +106,13 @@ def gated(
     Feynman explain-back, a self-grade against the reference): its text is the stem of a
     free-recall question and passes quiz_audit. None when it is withheld."""
     message_id = ctx.mid(stage)
-    question = QuizQuestion(
-        id=f"{ctx.concept}-{stage}-{ctx.screens}", type="free_recall", question=content
-    )
     outcome = ctx.gate.ask(
-        message_id, content, [question], audit_purpose(purpose), ctx.concept, content
+        message_id,
+        content,
+        [gated_question(ctx, stage, content)],
+        audit_purpose(purpose),
+        ctx.concept,
+        content,
     )
     if isinstance(outcome, Block):
         yield from withheld(ctx, stage, title, outcome)

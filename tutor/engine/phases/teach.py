@@ -46,8 +46,13 @@ def run(ctx: LessonContext, plan: list[Step]) -> Script:
 def teach_step(ctx: LessonContext, step: Step, n: int, plan: list[Step]) -> Script:
     total = len(plan)
     ctx.prep.steps(plan, n)
+    # while the step is read: the audit of the checkpoint after it, and after the last step
+    # the explain-back's and the quiz's
     if n == total:
-        ctx.prep.quiz()  # the quiz is prepared while the last step is read
+        ctx.prep.gated_audit("audit:feynman", "checkpoint", feynman_prompt(ctx))
+        ctx.prep.quiz()
+    elif ctx.drafter is not None and (item := checkpoint_item(ctx, step, n)) is not None:
+        ctx.prep.audits(f"audit:check:{n}", [item], "checkpoint")
     made, outcome = ctx.prep.step(step, n)
     title = f"Step {n}/{total} · {step.title}"
     if isinstance(outcome, Block):
@@ -68,15 +73,22 @@ def teach_step(ctx: LessonContext, step: Step, n: int, plan: list[Step]) -> Scri
 
 def checkpoint(ctx: LessonContext, step: Step, n: int, total: int) -> Script:
     """A checkpoint after every second step (and the last): the Feynman explain-back at the
-    end of the lesson; otherwise a bank item neither the probe nor the quiz uses (`check`
-    items first; the quiz keeps at least QUIZ_KEEP), else a free-recall question on the step's
-    own key sentences, self-graded by key points."""
+    end of the lesson; otherwise the step's checkpoint item, asked with feedback."""
     title = f"Step {n}/{total} · checkpoint"
     if n == total:
         yield from feynman(ctx, title)
         return
+    item = checkpoint_item(ctx, step, n)
+    if item is not None:
+        yield from ask(ctx, item, "checkpoint", title, ctx.concept, feedback=True)
+
+
+def checkpoint_item(ctx: LessonContext, step: Step, n: int) -> Presented | None:
+    """After an even step: a bank item neither the probe nor the quiz uses (`check` items
+    first; the quiz keeps at least QUIZ_KEEP), else a free-recall question on the step's own
+    key sentences, self-graded by key points. None after an odd step."""
     if n % 2:
-        return
+        return None
     quiz_ids = [q.id for q in selection.quiz_bank(ctx.lesson) if q.id not in ctx.asked]
     spare_quiz = set(quiz_ids[QUIZ_KEEP:])
     candidates = [
@@ -86,20 +98,14 @@ def checkpoint(ctx: LessonContext, step: Step, n: int, total: int) -> Script:
         and (q.stage == "check" or q.id not in quiz_ids or q.id in spare_quiz)
     ]
     candidates.sort(key=lambda q: (q.stage != "check", q.id in spare_quiz, q.index))
-    checks = [
-        p
-        for p in bank.present(
-            candidates, ctx.lesson, salt=f"{ctx.session_id}:check:{n}", curriculum=ctx.curriculum
-        )
-        if p.type in ("mcq", "numeric")
-    ]
-    if checks:
-        yield from ask(ctx, checks[0], "checkpoint", title, ctx.concept, feedback=True)
-        return
+    salt = f"{ctx.session_id}:check:{n}"
+    for p in bank.present(candidates, ctx.lesson, salt=salt, curriculum=ctx.curriculum):
+        if p.type in ("mcq", "numeric"):
+            return p
     sentences = key_sentences(step.section.text, 3)
     if not sentences:
-        return
-    item = Presented(
+        return None
+    return Presented(
         id=f"{ctx.concept}-step{n}-recall",
         lesson_id=ctx.lesson.id,
         type="free_recall",
@@ -108,20 +114,18 @@ def checkpoint(ctx: LessonContext, step: Step, n: int, total: int) -> Script:
         bloom="understand",
         stage="check",
     )
-    yield from ask(ctx, item, "checkpoint", title, ctx.concept, feedback=True)
+
+
+def feynman_prompt(ctx: LessonContext) -> str:
+    return f"Explain {ctx.lesson.title} back, as if to a friend. A good explanation:\n" + "\n".join(
+        f"  {n}. {r}" for n, r in enumerate(FEYNMAN_RUBRIC, 1)
+    )
 
 
 def feynman(ctx: LessonContext, title: str) -> Script:
     """Explain the lesson back; the learner checks it against the four rubric rules; passed
     with all four. Recorded as an attempt and shown as a gated grade."""
-    action = yield from gated(
-        ctx,
-        "text",
-        "checkpoint",
-        title,
-        f"Explain {ctx.lesson.title} back, as if to a friend. A good explanation:\n"
-        + "\n".join(f"  {n}. {r}" for n, r in enumerate(FEYNMAN_RUBRIC, 1)),
-    )
+    action = yield from gated(ctx, "text", "checkpoint", title, feynman_prompt(ctx))
     if action is None:
         return
     idk = action.value == "idk"

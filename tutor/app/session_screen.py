@@ -346,9 +346,10 @@ class SessionScreen(Screen[None]):
             if "outcome" in headers:
                 outcome = row[headers.index("outcome")]
                 mark = {"correct": "✓ right", "wrong": "✗ wrong", "idk": "· I don't know"}
-                cells[headers.index("outcome")] = safe(mark.get(outcome, outcome))
+                colour = {"correct": "green", "wrong": "red"}.get(outcome, "")
+                cells[headers.index("outcome")] = safe(mark.get(outcome, outcome), colour)
                 if outcome == "wrong" and row[headers.index("confidence")] == "sure":
-                    cells[headers.index("outcome")] = safe("✗ wrong — you were sure")
+                    cells[headers.index("outcome")] = safe("✗ wrong — you were sure", colour)
                     style = "bold reverse"
             table.add_row(*cells, style=style)
         return table

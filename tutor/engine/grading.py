@@ -36,6 +36,24 @@ def shown_answer(item: Presented, answer: str) -> str:
     return answer
 
 
+def answer_words(item: Presented, answer: str) -> str:
+    """An answer in words: a chosen option as `2. its text`, "I don't know" for that."""
+    if answer == "idk":
+        return "I don't know"
+    if item.type == "mcq" and answer.isdigit() and int(answer) < len(item.options):
+        return f"{int(answer) + 1}. {item.options[int(answer)]}"
+    return answer
+
+
+def right_answer(item: Presented) -> str:
+    """The right answer in words: the key option, the number, or the reference."""
+    if item.type == "mcq" and item.correct_index is not None:
+        return f"{item.correct_index + 1}. {item.options[item.correct_index]}"
+    if item.type == "numeric" and item.answer is not None:
+        return f"{item.answer:g}"
+    return item.reference
+
+
 def key_point_grade(
     item: Presented, answer: str, screen: YesNoScreen
 ) -> Generator[Prompt, Action, bool | None]:
@@ -78,9 +96,7 @@ def grade_text(a: Answer) -> str:
     reference."""
     item = a.item
     assert item is not None
-    shown = "I don't know" if a.answer == "idk" else a.answer
-    if item.type == "mcq" and shown.isdigit():
-        shown = f"{int(shown) + 1}. {item.options[int(shown)]}"
+    shown = answer_words(item, a.answer)
     sureness = (a.confidence or "").replace("_", " ")
     verdict = (
         "right"

@@ -25,6 +25,9 @@ class Evidence:
     outcome: str
     follow_up: str = ""
     self_graded: bool = False
+    question: str = ""
+    given: str = ""  # the answer in words (an option's text, not its number)
+    right: str = ""  # the right answer in words
 
 
 def credit(row: Evidence) -> float:

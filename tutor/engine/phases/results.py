@@ -10,7 +10,7 @@ from dataclasses import asdict, replace
 from learning_system.scheduling import Outcome as Graded
 from tutor.engine.asking import ask
 from tutor.engine.context import LessonContext
-from tutor.engine.grading import reveal, shown_answer
+from tutor.engine.grading import answer_words, reveal, right_answer, shown_answer
 from tutor.engine.items import Presented
 from tutor.engine.records import Answer, Mistake, Note
 from tutor.engine.screens import gated, status, yes_no
@@ -39,6 +39,9 @@ def _row(ctx: LessonContext, a: Answer, follow_up: str = "") -> Evidence:
         outcome=a.outcome,
         follow_up=follow_up,
         self_graded=item.type == "free_recall" and ctx.drafter is None,
+        question=item.question,
+        given=answer_words(item, a.answer),
+        right=right_answer(item),
     )
 
 
@@ -121,6 +124,16 @@ def _follow_ups(
     return evidence
 
 
+MARKS = {"correct": "✓ right", "wrong": "✗ wrong", "idk": "· I don't know"}
+
+
+def _mark(r: Evidence) -> str:
+    """Right or wrong in words beside its glyph (never a glyph or a colour alone); a sure
+    answer that was wrong says so."""
+    mark = MARKS.get(r.outcome, "… not graded")
+    return mark + " — you were sure" if r.outcome == "wrong" and r.confidence == "sure" else mark
+
+
 def _summary(
     ctx: LessonContext,
     strand: Strand,
@@ -129,13 +142,19 @@ def _summary(
     verdict: str,
     evidence: list[Evidence],
 ) -> Script:
+    """The batch's results that teach: each question, your answer, the right answer where
+    yours was not, your confidence and the follow-up; then the verdict by strand."""
     lines = [f"Verdict for {strand.name}: {verdict}", ""]
-    wide = max(len(r.item) for r in evidence) if evidence else 0
-    lines += [
-        f"  {r.item:<{wide}}  {_cut(r.answer, 24):<24} "
-        f"{r.confidence or '':<8} {r.outcome:<8} {r.follow_up}".rstrip()
-        for r in evidence
-    ]
+    for r in evidence:
+        sure_and_wrong = r.outcome == "wrong" and r.confidence == "sure"
+        sureness = (
+            f" ({r.confidence.replace('_', ' ')})" if r.confidence and not sure_and_wrong else ""
+        )
+        follow = f" · {r.follow_up}" if r.follow_up else ""
+        lines.append(f"  {_mark(r)}{sureness}{follow}: {_cut(r.question, 80)}")
+        lines.append(f"      your answer: {_cut(r.given, 80)}")
+        if r.outcome != "correct":
+            lines.append(f"      right answer: {_cut(r.right, 80)}")
     if strand.members:
         lines += ["", "By strand:"]
         lines += [f"  {m.name}: {ctx.verdicts[m.name]}" for m in strand.members]
@@ -145,13 +164,20 @@ def _summary(
             f"'{NOT_PROBED}': fewer than {MIN_EVIDENCE} answers of that strand's "
             "own, so no verdict; the plan refreshes it.",
         ]
-    rows = [[r.item, r.answer, r.confidence or "", r.outcome, r.follow_up] for r in evidence]
+    rows = [
+        [
+            _cut(r.question, 60),
+            _cut(r.given, 40),
+            "" if r.outcome == "correct" else _cut(r.right, 40),
+            r.confidence or "",
+            r.outcome,
+            r.follow_up,
+        ]
+        for r in evidence
+    ]
+    headers = ["question", "your answer", "right answer", "confidence", "outcome", "follow-up"]
     yield from status(
-        ctx,
-        "results",
-        title,
-        "\n".join(lines),
-        table=Table(headers=["item", "answer", "confidence", "outcome", "follow-up"], rows=rows),
+        ctx, "results", title, "\n".join(lines), table=Table(headers=headers, rows=rows)
     )
 
 

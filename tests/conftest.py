@@ -33,6 +33,15 @@ def pytest_configure(config) -> None:
     tempfile.tempdir = None  # gettempdir() reads TMPDIR again
 
 
+@pytest.fixture(autouse=True)
+def _plain_tutors_ended():
+    """No `tutor --plain` process a test started outlives it, nor do its pipes."""
+    yield
+    from plain_driver import Learner
+
+    Learner.end_all()
+
+
 @pytest.fixture(scope="session")
 def corpus_root() -> Path:
     """The real curriculum slice in `../shared/corpus/aiefs` (read-only: copy it to change it)."""

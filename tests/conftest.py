@@ -7,6 +7,39 @@ from pathlib import Path
 import pytest
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "aiefs"
+RAM_DISK = Path("/dev/shm")
+RAM_DISK_MIN_FREE = 1 << 30
+
+
+def pytest_configure(config) -> None:
+    """Temporary files (tmp_path, tempfile, and the `tutor` processes tests start) go to a RAM
+    disk when there is one with room, unless TMPDIR or --basetemp says otherwise. The store
+    commits every write with synchronous=FULL, and on a disk the fsyncs were most of the suite's
+    time; on tmpfs they return at once. The files are the same real SQLite files (WAL, locks and
+    all), and nothing a test can check needs the disk: a killed process's writes live in the
+    page cache either way. pytest keeps its last three runs there, as it does in /tmp."""
+    import os
+    import tempfile
+
+    if os.environ.get("TMPDIR") or config.option.basetemp:
+        return
+    try:
+        fs = os.statvfs(RAM_DISK)
+    except OSError:
+        return
+    if not os.access(RAM_DISK, os.W_OK | os.X_OK) or fs.f_bavail * fs.f_frsize < RAM_DISK_MIN_FREE:
+        return
+    os.environ["TMPDIR"] = str(RAM_DISK)
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+
+
+@pytest.fixture(autouse=True)
+def _plain_tutors_ended():
+    """No `tutor --plain` process a test started outlives it, nor do its pipes."""
+    yield
+    from plain_driver import Learner
+
+    Learner.end_all()
 
 
 @pytest.fixture(scope="session")

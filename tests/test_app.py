@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from app_driver import answer, keys_of, settle
+from app_driver import answer, keys_of, seed_lesson, settle
 
 from learning_system import ledger
 from learning_system.store import Store
@@ -128,12 +128,12 @@ def store_now():
 
 
 async def test_wrong_keys_say_what_is_expected_and_record_nothing(home):
+    seeded = seed_lesson(home, lambda p: p.kind == "choice")  # paused at the first choice
     app = _app(home)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _lesson_screen(pilot)
-        while screen.prompt is None or screen.prompt.kind != "choice":
-            await answer(pilot, screen)
-            await settle(pilot, screen)
+        await settle(pilot, screen)
+        assert screen.prompt.message_id == seeded.message_id
         before = screen.prompt.message_id
         await pilot.press("s")  # a confidence tag before any option: nothing happens
         await pilot.press("y")
@@ -153,12 +153,12 @@ async def test_wrong_keys_say_what_is_expected_and_record_nothing(home):
 
 
 async def test_free_recall_p_is_text_not_a_pause(home):
+    seeded = seed_lesson(home, lambda p: p.kind == "text")  # paused at the first written answer
     app = _app(home)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _lesson_screen(pilot)
-        while screen.prompt is None or screen.prompt.kind != "text":
-            await answer(pilot, screen)
-            await settle(pilot, screen)
+        await settle(pilot, screen)
+        assert screen.prompt.message_id == seeded.message_id
         await pilot.press(*keys_of("p q and more"), "ctrl+s")
         assert app.is_running and screen.pending is not None
         assert screen.pending.text == "p q and more"

@@ -1,13 +1,17 @@
-"""Snapshots of every screen at 80×24 and 120×40, reached by keystrokes on a real lesson (the
-UNVERIFIED and withheld teaching screens are fed a prompt of that shape, as the gate emits it).
-Update after a deliberate change: `pytest tests/test_app_snapshots.py --snapshot-update`."""
+"""Snapshots of every screen at 80×24 and 120×40 on a real lesson. Each lesson screen is opened
+where a learner's earlier run left it: the run is played through the engine's own session, offline
+and without the app (`app_driver.seed_lesson`), and `continue` in the app resumes onto that screen
+from the store's event log; the lesson end takes the last answer by keys. The whole lesson by keys
+is test_app.py's. (The UNVERIFIED and withheld teaching screens are fed a prompt of that shape, as
+the gate emits it.) Update after a deliberate change:
+`pytest tests/test_app_snapshots.py --snapshot-update`."""
 
 from __future__ import annotations
 
 from contextlib import suppress
 
 import pytest
-from app_driver import answer, settle
+from app_driver import answer, seed_lesson, settle
 from textual.worker import WorkerCancelled
 
 from learning_system.store import Store
@@ -21,14 +25,18 @@ SIZES = [(80, 24), (120, 40)]
 
 @pytest.fixture
 def home(tmp_path, monkeypatch, isolated_model_env):
+    monkeypatch.setenv("TUTOR_HOME", str(tmp_path))
+    _fixed_session_id(monkeypatch)
+    return tmp_path
+
+
+def _fixed_session_id(monkeypatch) -> None:
+    """A session's id seeds where its keys go: one fixed id keeps the screens the same each run."""
     import uuid
 
-    monkeypatch.setenv("TUTOR_HOME", str(tmp_path))
-    # a session's id seeds where its keys go: one fixed id keeps the screens the same each run
     monkeypatch.setattr(
         "tutor.engine.session.uuid.uuid4", lambda: uuid.UUID("00000000-0000-4000-8000-000000000011")
     )
-    return tmp_path
 
 
 def _app(home, mode="continue") -> TutorApp:
@@ -42,56 +50,122 @@ async def _quiet(pilot) -> None:
     await pilot.pause()
 
 
-def until(stage: str, kind: str | None = None, wrong: bool = True, table: bool = False):
-    """A run_before that starts the lesson and answers until the screen shows `stage`."""
+def at(stage: str, kind: str | None = None, table: bool = False):
+    """The first prompt of `stage` (of that kind; with a table)."""
+
+    def stop(p: Prompt) -> bool:
+        return (
+            p.stage == stage
+            and (kind is None or p.kind == kind)
+            and (not table or p.table is not None)
+        )
+
+    return stop
+
+
+@pytest.fixture(scope="module")
+def answers_to_the_end(tmp_path_factory) -> int:
+    """How many answers the lesson takes the learner of `seed_lesson`, found by playing it
+    through the engine once in a home of its own."""
+    home = tmp_path_factory.mktemp("whole-lesson")
+    with pytest.MonkeyPatch.context() as mp:
+        _fixed_session_id(mp)
+        mp.setenv("TUTOR_HOME", str(home))
+        count = 0
+
+        def stop(p: Prompt) -> bool:
+            nonlocal count
+            count += 1
+            return p.kind == "done"
+
+        seed_lesson(home, stop)
+    return count - 1
+
+
+async def _resumed(pilot, seeded: Prompt) -> SessionScreen:
+    """Home, then enter: `continue` resumes the seeded session onto the prompt it stopped at."""
+    await pilot.press("enter")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, SessionScreen)
+    await settle(pilot, screen)
+    assert screen.prompt is not None and screen.prompt.message_id == seeded.message_id
+    return screen
+
+
+def showing(seeded: Prompt):
+    """A run_before that resumes onto `seeded` and waits for it to be drawn."""
 
     async def run(pilot) -> None:
-        await pilot.press("enter")
+        await _resumed(pilot, seeded)
         await pilot.pause()
-        screen = pilot.app.screen
-        assert isinstance(screen, SessionScreen)
-        for _ in range(200):
-            await settle(pilot, screen)
-            p = screen.prompt
-            if stage == "scout" and screen.stage == "scout":
-                break
-            if (
-                p is not None
-                and screen.stage == "prompt"
-                and p.stage == stage
-                and (kind is None or p.kind == kind)
-                and (not table or p.table is not None)
-            ):
-                break
-            await answer(pilot, screen, wrong=wrong)
-        else:
-            raise AssertionError(f"never reached {stage}")
-        if stage == "done":
-            await _quiet(pilot)
-            await settle(pilot, screen)  # the Clerk's result is on the screen
-            await pilot.pause(0.2)  # and the footer has been recomposed with its keys
+
+    return run
+
+
+def last_answer(seeded: Prompt):
+    """A run_before that gives the lesson's last answer by keys, then waits for the lesson end
+    with the Clerk's result."""
+
+    async def run(pilot) -> None:
+        screen = await _resumed(pilot, seeded)
+        await answer(pilot, screen)
+        await settle(pilot, screen)
+        assert screen.prompt.kind == "done"
+        await _quiet(pilot)
+        await settle(pilot, screen)  # the Clerk's result is on the screen
+        await pilot.pause(0.2)  # and the footer has been recomposed with its keys
         await pilot.pause()
 
     return run
 
 
 SCREENS = {
-    "scout": until("scout"),
-    "prior": until("prior"),
-    "probe": until("probe", "choice"),
-    "results_sure_and_wrong": until("results", "read", table=True),
-    "mistake": until("mistake", "error_type"),
-    "plan": until("plan"),
-    "teach": until("teach"),
-    "quiz": until("quiz", "choice"),
-    "lesson_end": until("done"),
+    "prior": at("prior"),
+    "probe": at("probe", "choice"),
+    "results_sure_and_wrong": at("results", "read", table=True),
+    "mistake": at("mistake", "error_type"),
+    "plan": at("plan"),
+    "teach": at("teach"),
+    "quiz": at("quiz", "choice"),
 }
 
 
+async def _scout(pilot) -> None:
+    await pilot.press("enter")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, SessionScreen)
+    await settle(pilot, screen)
+    assert screen.stage == "scout"
+    await pilot.pause()
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-@pytest.mark.parametrize("name", sorted(SCREENS))
-def test_lesson_screens(snap_compare, home, name, size):
-    assert snap_compare(_app(home), terminal_size=size, run_before=SCREENS[name])
+@pytest.mark.parametrize("name", sorted([*SCREENS, "scout", "lesson_end"]))
+def test_lesson_screens(snap_compare, home, name, size, request):
+    if name == "scout":  # a new lesson's first screen: nothing to seed
+        run_before = _scout
+    elif name == "lesson_end":
+        last = seed_lesson(home, countdown(request.getfixturevalue("answers_to_the_end") - 1))
+        run_before = last_answer(last)
+    else:
+        shown = seed_lesson(home, SCREENS[name])
+        assert SCREENS[name](shown)
+        run_before = showing(shown)
+    assert snap_compare(_app(home), terminal_size=size, run_before=run_before)
+
+
+def countdown(n: int):
+    """Stops after `n` answers."""
+    left = n + 1
+
+    def stop(_p: Prompt) -> bool:
+        nonlocal left
+        left -= 1
+        return left == 0
+
+    return stop
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -99,16 +173,17 @@ def test_home(snap_compare, home, size):
     assert snap_compare(_app(home), terminal_size=size)
 
 
-async def _probe_then_help(pilot) -> None:
-    await until("probe", "choice")(pilot)
-    await pilot.press("b")
-    await pilot.press("question_mark")
-    await pilot.pause()
-
-
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_help_on_a_probe_item_with_an_answer_waiting_for_its_tag(snap_compare, home, size):
-    assert snap_compare(_app(home), terminal_size=size, run_before=_probe_then_help)
+    probe = seed_lesson(home, at("probe", "choice"))
+
+    async def then_help(pilot) -> None:
+        await _resumed(pilot, probe)
+        await pilot.press("b")
+        await pilot.press("question_mark")
+        await pilot.pause()
+
+    assert snap_compare(_app(home), terminal_size=size, run_before=then_help)
 
 
 async def _review(pilot) -> None:

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from test_plain import Learner, reply
+from plain_driver import Learner, reply
 
 from learning_system.store import Store
 

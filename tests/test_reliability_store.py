@@ -23,7 +23,11 @@ COMMANDS = [
 ]
 
 
-def run_tutor(home, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
+def run_tutor(
+    home, *args: str, stdin: bytes = b"", as_a_user: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """`tutor ARGS` in a real process on `home`. `as_a_user`: file permissions bind it even
+    when the tests run as root (see `_bound_by_permissions`)."""
     env = {**os.environ, "TUTOR_HOME": str(home)}
     env.pop("OPENAI_API_KEY", None)
     return subprocess.run(
@@ -33,7 +37,27 @@ def run_tutor(home, *args: str, stdin: bytes = b"") -> subprocess.CompletedProce
         text=True,
         timeout=120,
         env=env,
+        preexec_fn=_bound_by_permissions() if as_a_user else None,
     )
+
+
+def _bound_by_permissions():
+    """For a child process: nothing for a user; for root, a step before exec that drops
+    CAP_DAC_OVERRIDE from the bounding set, so the program exec'd runs as root without it and
+    the kernel refuses it a write to a file without a write bit, as it refuses any user. (The
+    prctl is looked up here, in the parent: the child only calls it.)"""
+    if os.geteuid() != 0:
+        return None
+    import ctypes
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    pr_capbset_drop, cap_dac_override = 24, 1  # <linux/prctl.h>, <linux/capability.h>
+
+    def drop() -> None:
+        if prctl(pr_capbset_drop, cap_dac_override, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE)")
+
+    return drop
 
 
 def fingerprint(home) -> dict[str, str]:
@@ -135,10 +159,19 @@ def test_tables_missing_from_a_versioned_store_is_refused(tmp_path):
         Store(tmp_path / "tutor.db")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes read-only files anyway")
 def test_a_read_only_store_is_refused_in_one_line(tmp_path):
     Store(tmp_path / "tutor.db").close()
     os.chmod(tmp_path / "tutor.db", 0o444)
+    # the premise, in the same kind of process as the tutor's (as root too): the file cannot be
+    # opened for writing
+    probe = subprocess.run(
+        [sys.executable, "-c", "import sys; open(sys.argv[1], 'r+b')", str(tmp_path / "tutor.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_bound_by_permissions(),
+    )
+    assert probe.returncode != 0 and "PermissionError" in probe.stderr, probe.stderr
     before = fingerprint(tmp_path)
-    one_line_refusal(run_tutor(tmp_path, "status"), "read-only")
+    one_line_refusal(run_tutor(tmp_path, "status", as_a_user=True), "read-only")
     assert fingerprint(tmp_path) == before

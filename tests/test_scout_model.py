@@ -162,6 +162,9 @@ async def test_a_synthesis_the_fact_check_disputes_is_not_printed(tmp_path, page
 
     with ModelServer(default=reply) as model:
         provider = OpenAIProvider(fast_settings(model.base_url))
-        digest = await prepare(lesson, curriculum, store, provider=provider, limits=LIMITS)
+        try:
+            digest = await prepare(lesson, curriculum, store, provider=provider, limits=LIMITS)
+        finally:
+            await provider.aclose()  # its connections belong to this test's loop
     assert "dot product" not in digest.synthesis
     assert any("the fact check did not pass them" in w for w in digest.warnings)

@@ -250,3 +250,16 @@ def test_references_are_read_quietly_with_one_summary_line(tmp_path):
     off.read_prompt()
     off.finish()
     assert "http" not in off.stderr
+
+
+def test_a_results_screen_teaches_through_the_plain_front_end(tmp_path):
+    """Issue 21: the results name each question, the learner's answer and the right one in
+    words, and a sure-and-wrong answer says so — on a pipe, without colour."""
+    learner = Learner(tmp_path, "continue", "--plain", "--offline")
+    screen = drive_until(learner, r"Verdict for ")
+    learner.finish()
+    results = screen[screen.index("Verdict for ") :]
+    assert "✗ wrong — you were sure" in results
+    assert "your answer: " in results and "right answer: " in results
+    assert "option " not in results  # an answer in words, not by its number
+    assert "\x1b[" not in results

@@ -335,23 +335,33 @@ class SessionScreen(Screen[None]):
                 return
 
     def _table(self, prompt: Prompt) -> RichTable:
+        """The screen's table. Results: right or wrong in words beside the glyph, coloured,
+        with the confidence folded in; a sure answer that was wrong stands out."""
         table = RichTable(expand=True, padding=(0, 1))
         assert prompt.table is not None
         headers = prompt.table.headers
-        for h in headers:
-            table.add_column(h, overflow="fold")
-        for row in prompt.table.rows:
+        rows = prompt.table.rows
+        results = "outcome" in headers and "confidence" in headers
+        # a column with nothing in it (no follow-up in this batch) takes no room
+        shown = [
+            n
+            for n, h in enumerate(headers)
+            if (n == 0 or any(r[n] for r in rows)) and not (results and h == "confidence")
+        ]
+        for n in shown:
+            table.add_column(headers[n], overflow="fold")
+        for row in rows:
             cells = [safe(c) for c in row]
             style = ""
-            if "outcome" in headers:
-                outcome = row[headers.index("outcome")]
+            if results:
+                outcome, sure = row[headers.index("outcome")], row[headers.index("confidence")]
                 mark = {"correct": "✓ right", "wrong": "✗ wrong", "idk": "· I don't know"}
+                word = mark.get(outcome, outcome) + (f" ({sure.replace('_', ' ')})" if sure else "")
+                if outcome == "wrong" and sure == "sure":
+                    word, style = "✗ wrong — you were sure", "bold reverse"
                 colour = {"correct": "green", "wrong": "red"}.get(outcome, "")
-                cells[headers.index("outcome")] = safe(mark.get(outcome, outcome), colour)
-                if outcome == "wrong" and row[headers.index("confidence")] == "sure":
-                    cells[headers.index("outcome")] = safe("✗ wrong — you were sure", colour)
-                    style = "bold reverse"
-            table.add_row(*cells, style=style)
+                cells[headers.index("outcome")] = safe(word, colour)
+            table.add_row(*[cells[n] for n in shown], style=style)
         return table
 
     def show_end(self, lines: list[str]) -> None:

@@ -165,6 +165,11 @@ def review_mistake(
     on the same day: it stays open and comes back tomorrow. Wrong: stays open and comes back
     tomorrow. Returns the new status."""
     now = when or utcnow()
+    with store.transaction():  # read and write as one: two reviews never lose an update
+        return _review_mistake(store, mistake_id, outcome, now)
+
+
+def _review_mistake(store: Store, mistake_id: str, outcome: Outcome, now: datetime) -> str:
     m = store.mistakes.get(mistake_id)
     if m is None:
         raise KeyError(mistake_id)
@@ -243,6 +248,13 @@ def review_concept(
     """One answer about a concept (already recorded as an attempt): the FSRS card, interval
     index, next review, mastery and plain status (scheduling.concept_status) move."""
     now = when or utcnow()
+    with store.transaction():  # read and write as one: two reviews never lose an update
+        return _review_concept(store, concept_id, outcome, confidence, now)
+
+
+def _review_concept(
+    store: Store, concept_id: str, outcome: Outcome, confidence: Confidence, now: datetime
+) -> dict[str, Any]:
     row = store.concepts.get(concept_id)
     if row is None:
         raise KeyError(concept_id)

@@ -29,6 +29,9 @@ except ImportError:  # pragma: no cover - not POSIX: fencing alone keeps writes 
     fcntl = None  # type: ignore[assignment]
 
 OPEN_WAIT = 120.0  # seconds a tutor waits for another one to finish opening a lesson
+LESSON_BUSY = "this lesson is open in another tutor — close it or run `tutor continue --take-over`"
+REVIEW = "review"  # the one review a home has open at a time is leased under this id
+REVIEW_BUSY = "a review is open in another tutor — finish or close it there first"
 
 
 class SessionBusy(StoreError):
@@ -83,7 +86,9 @@ class SessionLease:
     """This tutor's right to write one session. Release it with `release()` (the store's close
     does it too); a killed process releases it by ending."""
 
-    def __init__(self, store: Store, session_id: str, *, take_over: bool = False) -> None:
+    def __init__(
+        self, store: Store, session_id: str, *, take_over: bool = False, busy: str = LESSON_BUSY
+    ) -> None:
         self.store = store
         self.session_id = session_id
         self.token = uuid.uuid4().hex
@@ -92,10 +97,7 @@ class SessionLease:
         if not _try_flock(self._fd) and not take_over:
             os.close(self._fd)
             self._fd = None
-            raise SessionBusy(
-                "this lesson is open in another tutor — close it or run "
-                "`tutor continue --take-over`"
-            )
+            raise SessionBusy(busy)
         # taken over while the other tutor still holds the lock: the fence alone stops it
         store.set_setting(LEASE_PREFIX + session_id, self.token)
         store.fence(session_id, self.token)
@@ -116,11 +118,14 @@ class SessionLease:
             os.close(fd)  # the lock goes even when the store cannot be written any more
 
 
-def lease(store: Store, session_id: str, *, take_over: bool = False) -> SessionLease:
-    """The lease this store already holds on `session_id`, else a new one."""
+def lease(
+    store: Store, session_id: str, *, take_over: bool = False, busy: str = LESSON_BUSY
+) -> SessionLease:
+    """The lease this store already holds on `session_id`, else a new one (SessionBusy with
+    `busy` when another tutor holds it)."""
     held = store.leases
     current = held.get(session_id)
     if current is not None and current._fd is not None:
         return current
-    held[session_id] = SessionLease(store, session_id, take_over=take_over)
+    held[session_id] = SessionLease(store, session_id, take_over=take_over, busy=busy)
     return held[session_id]

@@ -15,6 +15,7 @@ from learning_system import ledger
 from learning_system.curriculum import Curriculum
 from learning_system.scheduling import Confidence
 from learning_system.scheduling import Outcome as Graded
+from learning_system.session_lock import SessionLease
 from learning_system.store import Store
 from tutor.engine import selection
 from tutor.engine.gatekeeper import Gatekeeper
@@ -42,8 +43,10 @@ class ReviewSession:
         provider: Any = None,
         activity: Activity | None = None,
         curriculum: Curriculum | None = None,
+        lease: SessionLease | None = None,
     ) -> None:
         self.store = store
+        self._lease = lease  # released when the review closes
         self.activity = activity or Activity()
         self.run_id = f"r-{uuid.uuid4().hex[:8]}"
         self._acting = threading.Lock()
@@ -94,6 +97,9 @@ class ReviewSession:
     def close(self) -> None:
         self.activity.cancel()
         self._script.close()
+        if self._lease is not None:
+            self.store.leases.pop(self._lease.session_id, None)
+            self._lease.release()
 
 
 def _withheld(message_id: str, title: str, position: str, outcome: Block) -> Prompt:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from learning_system.curriculum import Curriculum
-from learning_system.session_lock import lease, opening
+from learning_system.session_lock import REVIEW, REVIEW_BUSY, lease, opening
 from learning_system.store import Store
 from tutor.engine.progress import Activity
 from tutor.engine.review import ReviewSession
@@ -137,8 +137,10 @@ def open_review(
     store: Store, activity: Activity | None = None, curriculum: Curriculum | None = None
 ) -> ReviewSession:
     """A review of what is due now, offline. Concepts are asked with items of their own
-    lesson's bank in `curriculum`; without one, only mistakes are asked."""
-    return ReviewSession(store, activity=activity, curriculum=curriculum)
+    lesson's bank in `curriculum`; without one, only mistakes are asked. One review at a time
+    per home: a second is refused (SessionBusy) while one is open."""
+    held = lease(store, REVIEW, busy=REVIEW_BUSY)
+    return ReviewSession(store, activity=activity, curriculum=curriculum, lease=held)
 
 
 def after_lesson(store: Store, curriculum: Curriculum, session: Session) -> LessonEnd:

@@ -122,7 +122,11 @@ def test_free_recall_text_is_saved_before_its_confidence_and_offered_back(tmp_pa
     screen = drive_until(learner, r"your answer \(x: I don't know", wrong=False)
     words = "a dot product multiplies matching parts and adds them up"
     learner.send(words)
-    assert learner.read_prompt().rstrip().endswith("confidence (s sure, h hunch, n no idea):")
+    assert (
+        learner.read_prompt()
+        .rstrip()
+        .endswith("confidence (s sure, h hunch, n no idea · p pause):")
+    )
     learner.send("z")  # a bad tag says why
     assert "`z` is not a confidence tag" in learner.read_prompt()
     learner.kill()
@@ -263,3 +267,19 @@ def test_a_results_screen_teaches_through_the_plain_front_end(tmp_path):
     assert "your answer: " in results and "right answer: " in results
     assert "option " not in results  # an answer in words, not by its number
     assert "\x1b[" not in results
+
+
+def test_p_at_the_confidence_prompt_pauses_with_the_typed_answer_kept(tmp_path):
+    """Issue 23: `p` (and `q`, `/p`) at the confidence prompt pause, as the README says; the
+    written answer was held already and is offered back on resume."""
+    learner = Learner(tmp_path, "continue", "--plain", "--offline")
+    drive_until(learner, r"your answer \(x: I don't know", wrong=False)
+    words = "a dot product multiplies matching parts and adds them up"
+    learner.send(words)
+    learner.read_prompt()
+    learner.send("p")
+    tail = learner.finish()
+    assert "Paused at " in tail
+    again = Learner(tmp_path, "continue", "--plain", "--offline")
+    assert f"Your answer, saved before the pause: {words}" in again.read_prompt()
+    again.finish()

@@ -237,10 +237,11 @@ def read_action(
             ):
                 hold(parsed)  # the typed text is in the store before the tag is asked for
             while parse.wants_confidence(prompt, parsed):
+                tag = io.ask("confidence (s sure, h hunch, n no idea · p pause): ")
+                if tag.strip().lower() in parse.PAUSE_WORDS | parse.SLASH_PAUSE:
+                    raise Paused  # a written answer is held already; a choice is asked again
                 try:
-                    parsed = parse.with_confidence(
-                        parsed, io.ask("confidence (s sure, h hunch, n no idea): ")
-                    )
+                    parsed = parse.with_confidence(parsed, tag)
                 except InvalidAction as exc:
                     io.say(f"  {exc}")
             while parsed.kind == "error_type" and not parsed.text:

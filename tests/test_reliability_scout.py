@@ -1,5 +1,6 @@
 """Issue 14, breaks 7 and 12: the Scout follows no redirect to a loopback, link-local or private
-address other than the lesson's own link's host, and its text output carries no escapes."""
+address other than the lesson's own link's host and port, and its text output carries no
+escapes."""
 
 from __future__ import annotations
 
@@ -35,6 +36,13 @@ async def test_redirects_to_non_public_addresses_are_refused_before_connecting(s
     for path, target in targets.items():
         srv.route(path, Page.redirect(target))
     srv.route("/same-host", Page.redirect("/page"))
+    with PageServer() as other:  # the same loopback host, another port: another service
+        other.route("/admin", Page.html("<p>another service</p>"))
+        srv.route("/other-port", Page.redirect(other.url("/admin")))
+        async with make_client(FAST) as client:
+            moved = await fetch(client, srv.url("/other-port"), FAST)
+        assert not moved.ok and "address; not followed" in moved.reason, moved
+        assert "/admin" not in other.requests
     async with make_client(FAST) as client:
         for path in targets:
             result = await fetch(client, srv.url(path), FAST)

@@ -152,11 +152,11 @@ async def _fetch_remote(
     import httpx2
 
     url = httpx2.URL(source)
-    own_host = url.host.lower()
+    own = _origin(url)
     seen: set[str] = set()
     for _hop in range(limits.max_redirects + 1):
         seen.add(str(url))
-        if url.host.lower() != own_host:  # the lesson's own link may name any address
+        if _origin(url) != own:  # the lesson's own link (host and port) may name any address
             refused = await non_public_address(url.host, url.port or 0)
             if refused:
                 return _failed(
@@ -199,6 +199,12 @@ def address_kind(address: str) -> str | None:
         if flag:
             return kind
     return None
+
+
+def _origin(url: httpx2.URL) -> tuple[str, int]:
+    """Host and port (the scheme's default when none is written): another port on the same
+    host is another service."""
+    return url.host.lower(), url.port or (443 if url.scheme == "https" else 80)
 
 
 async def non_public_address(host: str, port: int) -> str | None:

@@ -18,7 +18,28 @@ def tutor_home() -> Path:
         from platformdirs import user_data_dir
 
         home = Path(user_data_dir("tutor", appauthor=False))
-    home.mkdir(parents=True, exist_ok=True)
+    if home.exists() and not home.is_dir():
+        from tutor.errors import TutorError
+
+        raise TutorError(
+            f"the tutor home {home} is a file, not a folder: set TUTOR_HOME to a folder"
+        )
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        from tutor.errors import TutorError
+
+        why = exc.strerror or type(exc).__name__
+        raise TutorError(
+            f"the tutor home {home} cannot be used ({why}): set TUTOR_HOME to a folder you can "
+            "write, or remove what is in its way"
+        ) from None
+    if not os.access(home, os.W_OK | os.X_OK):
+        from tutor.errors import TutorError
+
+        raise TutorError(
+            f"the tutor home {home} is not writable: set TUTOR_HOME to a folder you can write"
+        )
     return home
 
 

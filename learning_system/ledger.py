@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -337,39 +337,3 @@ def concepts_by_status(store: Store) -> dict[str, int]:
 def mean_mastery(store: Store) -> float | None:
     value = store.execute("SELECT avg(mastery) FROM concepts").fetchone()[0]
     return None if value is None else round(value, 2)
-
-
-def due_load(store: Store, days: int = 14, now: datetime | None = None) -> list[int]:
-    """How many mistakes and concepts come due on each of the next `days` days (day 0 counts
-    everything already due)."""
-    start = now or utcnow()
-    ends = [iso(start + timedelta(days=d + 1)) for d in range(days)]
-    dues = [
-        r[0]
-        for r in store.execute(
-            "SELECT next_review FROM mistakes WHERE status = 'open' AND next_review < ? "
-            "UNION ALL SELECT next_review FROM concepts WHERE next_review < ?",
-            (ends[-1], ends[-1]),
-        ).fetchall()
-        if r[0]
-    ]
-    return [
-        sum(1 for d in dues if (ends[n - 1] if n else "") <= d < end) for n, end in enumerate(ends)
-    ]
-
-
-def mastery_by_day(store: Store, days: int = 30, now: datetime | None = None) -> list[float]:
-    """Advisory mastery of all answers up to the end of each of the last `days` days (the
-    mastery rule over the pooled answers, each day as of that day)."""
-    end = now or utcnow()
-    rows = store.execute(
-        "SELECT created_at, outcome, confidence FROM attempts WHERE outcome != 'pending' "
-        "AND created_at >= ? ORDER BY created_at DESC LIMIT 5000",
-        (iso(end - timedelta(days=days + 60)),),
-    ).fetchall()
-    answers = [(datetime.fromisoformat(w), o, c) for w, o, c in reversed(rows)]
-    out = []
-    for d in range(days - 1, -1, -1):
-        day_end = end - timedelta(days=d)
-        out.append(scheduling.mastery((a for a in answers if a[0] <= day_end), day_end))
-    return out

@@ -40,11 +40,12 @@ def open_store() -> Store:
         raise TutorError(str(exc)) from None
 
 
-def curriculum_path(store: Store, override: str | Path | None = None) -> Path:
-    """The curriculum in effect: the command's --curriculum, else `tutor init`'s, else built-in."""
+def curriculum_path(store: Store | None, override: str | Path | None = None) -> Path:
+    """The curriculum in effect: the command's --curriculum, else `tutor init`'s, else built-in.
+    Without a store (a fresh home, before its store is created), nothing was chosen yet."""
     if override:
         return Path(override).expanduser().resolve()
-    chosen = store.get_setting(CURRICULUM_KEY)
+    chosen = store.get_setting(CURRICULUM_KEY) if store is not None else None
     return Path(chosen) if chosen else builtin_course_path()
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from learning_system.store import Store
 from tutor.config import builtin_course_path
 from tutor.errors import TutorError
+
+if TYPE_CHECKING:
+    from learning_system.store import Store
 
 CURRICULUM_KEY = "curriculum"
 
@@ -20,7 +23,7 @@ def open_store() -> Store:
     import os
     import sys
 
-    from learning_system.store import DEFAULT_WAIT, StoreError
+    from learning_system.store import DEFAULT_WAIT, Store, StoreError
     from tutor.config import store_path
 
     raw = os.environ.get(STORE_WAIT_ENV, "").strip()

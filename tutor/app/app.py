@@ -19,6 +19,8 @@ from textual.worker import Worker, WorkerState
 
 from learning_system.errors import LearningSystemError
 
+AFTER_FIRST_PAINT = 0.05  # seconds from Ready to the work that waits for the first paint
+
 
 class TutorApp(App[int]):
     CSS_PATH = Path(__file__).with_name("tutor.tcss")
@@ -120,6 +122,11 @@ class TutorApp(App[int]):
         # what is alive at first paint lives as long as the app: keep it out of the collector's
         # full passes, which otherwise stall the event loop while the learner types
         gc.freeze()
+        # Ready comes when the first frame is handed to Textual's writer thread: give that
+        # thread a moment to put it on the terminal before a worker competes for the GIL
+        self.set_timer(AFTER_FIRST_PAINT, self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
         from tutor.app.home import HomeScreen
 
         for screen in self.screen_stack:

@@ -4,7 +4,6 @@ the lessons the summary names and fills in the rest. No network, no model, no py
 
 from __future__ import annotations
 
-from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -14,7 +13,6 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tutor.app.help import HelpScreen
 from tutor.app.key_line import KeyLine
 from tutor.app.text import safe
 from tutor.engine import home_summary
@@ -102,15 +100,16 @@ class HomeScreen(Screen[None]):
         )
         self.query_one("#home-header", Static).update(head)
         self.query_one("#home-position", Static).update(safe(s.position))
-        due = Table.grid(padding=(0, 1))
-        due.add_column(style="bold")
-        due.add_column()
         counts = s.counts
-        due.add_row("Due now", f"{counts.due_mistakes} mistakes · {counts.due_concepts} concepts")
+        rows = [("Due now", f"{counts.due_mistakes} mistakes · {counts.due_concepts} concepts")]
         statuses = ", ".join(f"{n} {k}" for k, n in sorted(counts.concepts.items())) or "none yet"
-        due.add_row("Concepts", statuses)
+        rows.append(("Concepts", statuses))
         if counts.mastery is not None:
-            due.add_row("Mastery", f"{counts.mastery:.2f} of 0.80 (advisory)")
+            rows.append(("Mastery", f"{counts.mastery:.2f} of 0.80 (advisory)"))
+        width = max(len(label) for label, _ in rows)
+        due = Text("\n").join(
+            Text.assemble((label.ljust(width), "bold"), " ", value) for label, value in rows
+        )
         self.query_one("#home-due", Static).update(due)
         charts = Text.assemble(
             ("Mastery, last 30 days", "bold"),
@@ -141,6 +140,8 @@ class HomeScreen(Screen[None]):
             app.exit(0)
 
     def action_help(self) -> None:
+        from tutor.app.help import HelpScreen
+
         self.app.push_screen(
             HelpScreen(
                 "home",

@@ -1,6 +1,6 @@
 """The home screen's summary as plain data: what the store counts (in SQL) and where the learner
 stands in the curriculum. Imports no pydantic and reads no lesson it does not name, so the first
-screen can be painted from it."""
+screen can be painted from it; the store's modules are imported when the store is asked."""
 
 from __future__ import annotations
 
@@ -9,11 +9,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from learning_system.scheduling import mastery_at_ends
-from learning_system.store import Store, iso, utcnow
-
 if TYPE_CHECKING:
     from learning_system.curriculum import Curriculum
+    from learning_system.store import Store
 
 MASTERY_DAYS = 30  # the mastery chart: the last 30 days, oldest first
 DUE_DAYS = 14  # the due chart: the next 14 days, today first
@@ -45,6 +43,9 @@ class HomeSummary:
 def record_counts(store: Store, now: datetime | None = None) -> RecordCounts:
     """Due counts, concepts by status and mastery counted in SQL; the mastery chart in one pass
     over the latest answers."""
+    from learning_system.scheduling import mastery_at_ends
+    from learning_system.store import iso, utcnow
+
     now = now or utcnow()
     counted = store.home_counts(
         iso(now), [iso(now + timedelta(days=d + 1)) for d in range(DUE_DAYS)]

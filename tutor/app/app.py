@@ -209,7 +209,7 @@ class TutorApp(App[int]):
 
     def _packet(self) -> None:
         from tutor.config import tutor_home
-        from tutor.study_packets import compile_packet
+        from tutor.engine.study_packets import compile_packet
 
         curriculum = self.load_curriculum()
         latest = self.store.latest_session(curriculum=str(curriculum.root))
@@ -239,7 +239,7 @@ class TutorApp(App[int]):
 
     def _doctor(self) -> None:
         from tutor.app.help import TextScreen
-        from tutor.commands.doctor import gather, render
+        from tutor.doctor_report import gather, render
 
         text = render(gather())
         self.call_from_thread(self.push_screen, TextScreen("Doctor", text))

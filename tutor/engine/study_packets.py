@@ -2,8 +2,9 @@
 tutor's gates: the `assessment` exporter (quiz items after quiz_audit) and the llm_expanded
 step (source-locked prose, each section through fact_check via the Gatekeeper).
 
-`compile_packet(request, curriculum, store=None, ...)` is what a front end calls; `tutor packet`
-is a thin command over it."""
+It sits in the engine's layer (it drives the Gatekeeper and a model provider, over the learning
+system), below the front ends: `compile_packet(request, curriculum, store=None, ...)` is what
+the app's Study packet command and `tutor packet` call."""
 
 from __future__ import annotations
 

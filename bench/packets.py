@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from learning_system.curriculum import load_curriculum  # noqa: E402
 from learning_system.packets import build_graph, compile_packet  # noqa: E402
 from learning_system.store import Store  # noqa: E402
-from tutor.study_packets import EXPORTERS  # noqa: E402
+from tutor.engine.study_packets import EXPORTERS  # noqa: E402
 
 ALL = ["markdown", "bundle", "html", "notebook", "assessment"]
 CASES = {

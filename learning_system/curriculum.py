@@ -123,9 +123,12 @@ class Curriculum(BaseModel):
     problems: list[Problem]
 
     _by_key: dict[tuple[int, int], Lesson] | None = PrivateAttr(default=None)
-    # set when only some lessons were read (`load_curriculum(path, only=...)`): the rest are
-    # read, all at once, the first time a lesson outside them is asked for
+    # set when only some lessons were read (`load_curriculum(path, only=...)`): a lesson asked
+    # for by id, or as the next one, is read then; anything else reads the rest, all at once
     _partial: bool = PrivateAttr(default=False)
+    # of a partial curriculum: every lesson folder by (phase, number), with its phase folder,
+    # in curriculum order
+    _folders: dict[tuple[int, int], tuple[Path, Path]] = PrivateAttr(default_factory=dict)
 
     @property
     def partial(self) -> bool:
@@ -137,7 +140,19 @@ class Curriculum(BaseModel):
             return
         full = load_curriculum(self.root)
         self.phases, self.problems = full.phases, full.problems
-        self._by_key, self._partial = None, False
+        self._by_key, self._partial, self._folders = None, False, {}
+
+    def _read(self, pair: tuple[int, int]) -> Lesson | None:
+        """Of a partial curriculum: the lesson in folder `pair`, read now if it was not (with
+        the lessons its prerequisites name); None when there is no such folder."""
+        if pair not in self._folders:
+            return None
+        loaded = {(x.phase, x.number): x for x in self.lessons}
+        if pair not in loaded:
+            _read_with_prerequisites(self.root, self._folders, [pair], loaded, self.problems)
+            self.phases = _phases_of(self._folders, loaded)
+            self._by_key = None
+        return loaded[pair]
 
     @property
     def lessons(self) -> list[Lesson]:
@@ -156,6 +171,9 @@ class Curriculum(BaseModel):
         relative to the current directory or to the root), or its slug (`08-optimization`)."""
         text = str(ref).strip()
         found = self._find(text) if text else []
+        if not found and self._partial and (pair := parse_lesson_ref(text)) in self._folders:
+            read = self._read(pair)
+            found = [read] if read is not None else []
         if not found and self._partial:
             self.complete()
             found = self._find(text) if text else []
@@ -173,8 +191,16 @@ class Curriculum(BaseModel):
 
     def next_lesson(self, after_id: str | None) -> Lesson | None:
         """The lesson after `after_id` in curriculum order (the first one for None); None after
-        the last lesson."""
-        self.complete()
+        the last lesson. A partial curriculum reads just that lesson (and its prerequisites),
+        found from the folder listing."""
+        if self._partial:
+            order = list(self._folders)
+            if after_id is None:
+                return self._read(order[0]) if order else None
+            current = self.lesson(after_id)
+            if self._partial:  # `after_id` was an id: the rest is still unread
+                at = order.index((current.phase, current.number))
+                return self._read(order[at + 1]) if at + 1 < len(order) else None
         lessons = self.lessons
         if after_id is None:
             return lessons[0] if lessons else None
@@ -270,9 +296,11 @@ def load_curriculum(path: Path | str, only: list[str] | None = None) -> Curricul
 
     With `only` (lesson ids such as `P1 L08`), just those lessons and the lessons their
     prerequisites name are read; the folder tree is listed but no other lesson's files are
-    opened. The curriculum is then `partial`: asking it for another lesson, or for the next
-    one, reads the rest. A reference that is not an id (a path, a slug) reads everything."""
-    if only:
+    opened; `only=[]` reads no lesson yet. The curriculum is then `partial`: a lesson asked for
+    by id, or as the next one, is read when asked for; asking it anything else (a lesson by
+    path or slug, the list of lessons through `complete()`) reads the rest. A reference in
+    `only` that is not an id (a path, a slug) reads everything."""
+    if only is not None:
         partial = _load_partial(Path(path), only)
         if partial is not None:
             return partial
@@ -317,11 +345,37 @@ def _load_partial(path: Path, only: list[str]) -> Curriculum | None:
     wanted = [pair for pair in map(parse_lesson_ref, only) if pair in folders]
     if len(wanted) != len(only):
         return None  # not plain ids of lessons here: the whole read gives the right message
+    if not folders:
+        return None  # no lessons at all: the whole read says so
     loaded: dict[tuple[int, int], Lesson] = {}
+    _read_with_prerequisites(root, folders, wanted, loaded, problems)
+    curriculum = Curriculum(
+        root=root,
+        name=_curriculum_name(root),
+        phases=_phases_of(folders, loaded),
+        glossary=_load_glossary(root, problems),
+        problems=problems,
+    )
+    curriculum._partial = True
+    curriculum._folders = folders
+    return curriculum
+
+
+def _read_with_prerequisites(
+    root: Path,
+    folders: dict[tuple[int, int], tuple[Path, Path]],
+    wanted: list[tuple[int, int]],
+    loaded: dict[tuple[int, int], Lesson],
+    problems: list[Problem],
+) -> None:
+    """Read the lessons `wanted` and those their prerequisites name into `loaded` (skipping
+    what is there already), resolving the prerequisites of what was read against `folders`."""
+    fresh: list[Lesson] = []
 
     def read(pair: tuple[int, int]) -> Lesson:
         if pair not in loaded:
             loaded[pair] = _load_lesson(root, folders[pair][1], pair[0], pair[1], problems)
+            fresh.append(loaded[pair])
         return loaded[pair]
 
     for pair in wanted:
@@ -330,7 +384,13 @@ def _load_partial(path: Path, only: list[str]) -> Curriculum | None:
             if pre in folders:
                 read(pre)
     known = {pair: format_lesson_id(*pair) for pair in folders}
-    _resolve_prerequisites(root, list(loaded.values()), problems, known)
+    _resolve_prerequisites(root, fresh, problems, known)
+
+
+def _phases_of(
+    folders: dict[tuple[int, int], tuple[Path, Path]], loaded: dict[tuple[int, int], Lesson]
+) -> list[Phase]:
+    """The phases of the lessons read so far, in curriculum order."""
     phases = []
     for phase_number in sorted({pair[0] for pair in loaded}):
         folder = next(f for (n, _), (f, _) in folders.items() if n == phase_number)
@@ -342,15 +402,7 @@ def _load_partial(path: Path, only: list[str]) -> Curriculum | None:
                 lessons=[loaded[k] for k in sorted(loaded) if k[0] == phase_number],
             )
         )
-    curriculum = Curriculum(
-        root=root,
-        name=_curriculum_name(root),
-        phases=phases,
-        glossary=_load_glossary(root, problems),
-        problems=problems,
-    )
-    curriculum._partial = True
-    return curriculum
+    return phases
 
 
 def _curriculum_root(path: Path) -> Path:

@@ -5,7 +5,7 @@ mistake or concept starts as, how an answer moves a schedule) over the store's t
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -298,30 +298,3 @@ def concepts_by_status(store: Store) -> dict[str, int]:
 def mean_mastery(store: Store) -> float | None:
     value = store.concepts.mean_mastery()
     return None if value is None else round(value, 2)
-
-
-def due_load(store: Store, days: int = 14, now: datetime | None = None) -> list[int]:
-    """How many mistakes and concepts come due on each of the next `days` days (day 0 counts
-    everything already due)."""
-    start = now or utcnow()
-    ends = [iso(start + timedelta(days=d + 1)) for d in range(days)]
-    dues = store.mistakes.open_due_dates(ends[-1]) + store.concepts.due_dates(ends[-1])
-    return [
-        sum(1 for d in dues if (ends[n - 1] if n else "") <= d < end) for n, end in enumerate(ends)
-    ]
-
-
-def mastery_by_day(store: Store, days: int = 30, now: datetime | None = None) -> list[float]:
-    """Advisory mastery of all answers up to the end of each of the last `days` days (the
-    mastery rule over the pooled answers, each day as of that day)."""
-    end = now or utcnow()
-    rows = store.attempts.graded_since(iso(end - timedelta(days=days + 60)), 5000)
-    answers = [
-        (datetime.fromisoformat(r["created_at"]), r["outcome"], r["confidence"])
-        for r in reversed(rows)
-    ]
-    out = []
-    for d in range(days - 1, -1, -1):
-        day_end = end - timedelta(days=d)
-        out.append(scheduling.mastery((a for a in answers if a[0] <= day_end), day_end))
-    return out

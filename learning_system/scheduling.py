@@ -100,6 +100,36 @@ def mastery(answers: Iterable[tuple[datetime, str, str | None]], now: datetime) 
     return round(MASTERY_CAP * evidence * score_sum / weight_sum, 2)
 
 
+def mastery_at_ends(
+    answers: Iterable[tuple[datetime, str, str | None]], ends: Iterable[datetime]
+) -> list[float]:
+    """`mastery` of the answers up to each of `ends` (ascending), as of that end, in one pass
+    over `answers` (oldest first). Each answer is weighed once against the last end: the
+    weights at an earlier end differ by one common factor, which the ratio cancels."""
+    ends = list(ends)
+    if not ends:
+        return []
+    last = ends[-1]
+    graded = [a for a in answers if a[1] != "pending"]
+    out: list[float] = []
+    weight_sum = score_sum = 0.0
+    count = i = 0
+    for end in ends:
+        while i < len(graded) and graded[i][0] <= end:
+            when, outcome, confidence = graded[i]
+            weight = math.pow(0.5, (last - when).total_seconds() / 86400 / MASTERY_HALF_LIFE_DAYS)
+            weight_sum += weight
+            score_sum += weight * EVIDENCE.get((outcome, confidence), 0.0)
+            count += 1
+            i += 1
+        if not count or weight_sum == 0:
+            out.append(0.0)
+            continue
+        evidence = min(1.0, count / MASTERY_MIN_EVIDENCE)
+        out.append(round(MASTERY_CAP * evidence * score_sum / weight_sum, 2))
+    return out
+
+
 HELD_KNOWN = 2  # right-and-sure answers that make a concept held …
 ADVANCED_KNOWN = 4  # … and advanced, when they span ADVANCED_DAYS distinct days
 ADVANCED_DAYS = 2

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from learning_system.packets import CANONICAL_FIELDS, EXPORTERS, MODES, STAGES
-from tutor.study_packets import EXPORTERS as TUTOR_EXPORTERS
+from tutor.engine.study_packets import EXPORTERS as TUTOR_EXPORTERS
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = (ROOT / "CONTRACT.md").read_text(encoding="utf-8")
@@ -37,7 +37,7 @@ def test_every_mode_and_exporter_is_described():
 
 def test_every_warning_code_the_code_can_emit_is_listed():
     sources = list((ROOT / "learning_system" / "packets").glob("*.py"))
-    sources.append(ROOT / "tutor" / "study_packets.py")
+    sources.append(ROOT / "tutor" / "engine" / "study_packets.py")
     codes = {
         c
         for path in sources

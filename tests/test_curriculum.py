@@ -534,6 +534,33 @@ def test_only_the_lessons_asked_for_and_their_prerequisites_are_read(tmp_path):
     assert not [p for p in part.problems if "03-broken" in p.file]  # never opened
     full = load_curriculum(root)
     assert part.lesson("P1 L02") == full.lesson("P1 L02")
-    assert part.next_lesson("P1 L02").id == "P1 L03"  # the rest is read when needed
+    assert part.next_lesson("P1 L02").id == "P1 L03"  # read when needed, and only that one
+    assert part.partial and [lesson.id for lesson in part.lessons] == ["P1 L01", "P1 L02", "P1 L03"]
+    assert part.next_lesson("P1 L03") is None
+    part.complete()  # anything else reads the rest
     assert not part.partial and [p.file for p in part.problems] == [p.file for p in full.problems]
     assert load_curriculum(root, only=["02-averages"]).partial is False  # not an id: read whole
+
+
+def test_the_next_lesson_is_found_from_the_folder_listing_without_reading_the_others(tmp_path):
+    from conftest import write_tiny_curriculum
+
+    root = write_tiny_curriculum(tmp_path / "c", [])
+    second = root / "phases" / "02-more" / "01-after"
+    (second / "docs").mkdir(parents=True)
+    (second / "docs" / "en.md").write_text("# After\n\n**Prerequisites:** Phase 1, Lesson 02\n")
+    (second / "quiz.json").write_text("[]")
+    full = load_curriculum(root)
+    outline = load_curriculum(root, only=[])
+    assert outline.partial and outline.lessons == [] and outline.name == full.name
+    ids = [lesson.id for lesson in full.lessons]
+    assert outline.next_lesson(None) == full.lessons[0]
+    for before, after in zip(ids, [*ids[1:], None], strict=True):
+        found = outline.next_lesson(before)
+        assert (found.id if found else None) == after
+        assert found is None or found == full.lesson(after)
+    # what was read: the lessons walked through, and the prerequisite P2 L01 names
+    assert outline.lesson("P2 L01").prerequisites == ["P1 L02"]
+    reread = load_curriculum(root, only=[])
+    assert reread.next_lesson("P1 L01").id == "P1 L02"
+    assert [lesson.id for lesson in reread.lessons] == ["P1 L01", "P1 L02"]  # P2 L01 unread

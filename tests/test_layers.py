@@ -56,6 +56,26 @@ def test_engine_does_not_import_a_front_end():
         ], path
 
 
+def test_one_front_end_never_reaches_into_another():
+    for path, names in imported_modules(ROOT / "tutor" / "app").items():
+        assert not [n for n in names if n.startswith(("tutor.commands", "tutor.plain"))], path
+    for path, names in imported_modules(ROOT / "tutor" / "commands").items():
+        assert not [n for n in names if n.startswith("tutor.app.")], path  # `run_app` only
+
+
+def test_the_modules_beside_the_front_ends_sit_below_the_engine():
+    """tutor/*.py other than the front ends (cli, plain) is what every layer may use: settings,
+    errors, output, the learner's choices, the doctor's report."""
+    front_ends = {"cli.py", "plain.py"}
+    for path in sorted((ROOT / "tutor").glob("*.py")):
+        if path.name in front_ends:
+            continue
+        names = imported_modules(ROOT / "tutor").get(str(path.relative_to(ROOT)), set())
+        assert not [
+            n for n in names if n.startswith(("tutor.engine", "tutor.app", "tutor.commands"))
+        ], path
+
+
 def test_the_clerk_and_the_engine_share_the_lesson_outcome_without_importing_each_other():
     for path, names in imported_modules(ROOT / "tutor" / "clerk").items():
         assert not [n for n in names if n.startswith("tutor.engine")], path
@@ -140,3 +160,16 @@ def test_the_sql_rule_sees_sql():
     assert SQL.search("INSERT OR IGNORE INTO attempts (id) VALUES (?)")
     assert SQL.search("UPDATE mistakes SET status = ?")
     assert not SQL.search("Select the option you are sure of, then update the plan.")
+
+
+def test_the_parser_of_one_command_imports_that_command_alone():
+    code = (
+        "import sys; from tutor.cli import build_parser; "
+        "args = build_parser('continue').parse_args(['continue', '--offline']); "
+        "print(args.command, args.offline, sorted(m for m in sys.modules "
+        "if m.startswith('tutor.commands.')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert out == "continue True ['tutor.commands.continue_']"

@@ -306,7 +306,7 @@ def test_llm_expanded_off_is_the_deterministic_outline(course):
 
 
 def test_llm_expanded_on_sends_every_section_through_fact_check(course, store):
-    from tutor.study_packets import compile_packet as tutor_compile
+    from tutor.engine.study_packets import compile_packet as tutor_compile
 
     result = tutor_compile(req(generation_option="llm_expanded"), course, store, expand=True)
     body = result.packet.body
@@ -416,9 +416,9 @@ def test_the_notebook_holds_the_code_links_in_reading_order(course):
 
 def test_the_assessment_is_a_quiz_bank_of_audited_items(course):
     from learning_system.curriculum_quiz import parse_quiz_bank
+    from tutor.engine.study_packets import compile_packet as tutor_compile
     from tutor.gates import mcq
     from tutor.gates.envelopes import QuizQuestion
-    from tutor.study_packets import compile_packet as tutor_compile
 
     result = tutor_compile(req(topic="Phase 1", exporters=["assessment"]), course)
     text = result.files[f"{result.request_hash}/assessment.json"].decode()

@@ -56,7 +56,7 @@ def test_every_mode_compiles_with_warnings_but_no_errors(graph, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_two_compiles_give_the_same_bytes_but_created_at(graph, tmp_path, mode):
-    from tutor.study_packets import EXPORTERS as TUTOR_EXPORTERS
+    from tutor.engine.study_packets import EXPORTERS as TUTOR_EXPORTERS
 
     request = {
         "topic": "chain rule",

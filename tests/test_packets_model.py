@@ -9,8 +9,8 @@ from packet_course import write_packet_course
 
 from learning_system.curriculum import load_curriculum
 from learning_system.packets.exporters import render_markdown
+from tutor.engine.study_packets import compile_packet
 from tutor.llm.openai_provider import OpenAIProvider
-from tutor.study_packets import compile_packet
 from tutor.testing.fixtures import fast_settings
 from tutor.testing.model_server import Reply
 

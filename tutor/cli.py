@@ -32,7 +32,9 @@ COMMANDS: dict[str, str] = {
 INTERACTIVE = frozenset({"continue", "review", None})
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or only of `command` when it names one (its module alone is
+    imported: `tutor continue` does not import the other twelve)."""
     parser = argparse.ArgumentParser(
         prog="tutor",
         description="A terminal tutor that finds the edge of what you know and teaches from "
@@ -41,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tutor {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in COMMANDS.items():
+        if command in COMMANDS and name != command:
+            continue
         mod = importlib.import_module(f"tutor.commands.{module}")
         p = mod.add_parser(sub, name)
         p.set_defaults(_run=mod.run)
@@ -54,16 +58,19 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["continue", *argv]
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv[0]).parse_args(argv)
     from learning_system.errors import LearningSystemError
-    from tutor.output import SafeStream, clean_text
 
     stdout = sys.stdout
     if args.command not in INTERACTIVE:  # the front ends clean what they show themselves
+        from tutor.output import SafeStream
+
         sys.stdout = SafeStream(stdout)
     try:
         return int(args._run(args) or 0)
     except LearningSystemError as exc:
+        from tutor.output import clean_text
+
         message = " ".join(clean_text(str(exc)).split())  # one line, inert in a terminal
         print(f"tutor: {message}", file=sys.stderr)
         return exc.exit_code

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from learning_system.store import Store
 from tutor.config import builtin_course_path
 from tutor.errors import TutorError
+
+if TYPE_CHECKING:
+    from learning_system.store import Store
 
 CURRICULUM_KEY = "curriculum"
 
@@ -20,7 +23,7 @@ def open_store() -> Store:
     import os
     import sys
 
-    from learning_system.store import DEFAULT_WAIT, StoreError
+    from learning_system.store import DEFAULT_WAIT, Store, StoreError
     from tutor.config import store_path
 
     raw = os.environ.get(STORE_WAIT_ENV, "").strip()
@@ -40,11 +43,12 @@ def open_store() -> Store:
         raise TutorError(str(exc)) from None
 
 
-def curriculum_path(store: Store, override: str | Path | None = None) -> Path:
-    """The curriculum in effect: the command's --curriculum, else `tutor init`'s, else built-in."""
+def curriculum_path(store: Store | None, override: str | Path | None = None) -> Path:
+    """The curriculum in effect: the command's --curriculum, else `tutor init`'s, else built-in.
+    Without a store (a fresh home, before its store is created), nothing was chosen yet."""
     if override:
         return Path(override).expanduser().resolve()
-    chosen = store.get_setting(CURRICULUM_KEY)
+    chosen = store.get_setting(CURRICULUM_KEY) if store is not None else None
     return Path(chosen) if chosen else builtin_course_path()
 
 

@@ -19,6 +19,8 @@ from textual.worker import Worker, WorkerState
 
 from learning_system.errors import LearningSystemError
 
+AFTER_FIRST_PAINT = 0.05  # seconds from Ready to the work that waits for the first paint
+
 
 class TutorApp(App[int]):
     CSS_PATH = Path(__file__).with_name("tutor.tcss")
@@ -46,15 +48,41 @@ class TutorApp(App[int]):
         self.curriculum = None
         self.model_notice: str | None = None
         self._loading = threading.Lock()
+        self._opening = threading.Lock()
 
-    # the learner's world, opened before the first paint; nothing here imports a model client
+    # the learner's world; nothing here imports a model client
     @property
     def store(self):
+        """The store, opened on first use: before the first paint when there is one, after it
+        (by the home screen's worker) when a fresh home's store has to be created."""
+        with self._opening:
+            if self._store is None:
+                from tutor import learner
+
+                self._store = learner.open_store()
+            return self._store
+
+    def first_summary(self):
+        """What the first screen shows: the store's counts and paused lesson; for a fresh home
+        (no store yet), nothing recorded under the curriculum chosen by the command."""
+        from tutor.engine import home_summary
+
         if self._store is None:
             from tutor import learner
+            from tutor.config import store_path
 
-            self._store = learner.open_store()
-        return self._store
+            if not store_path().exists():
+                return home_summary.empty(learner.curriculum_path(None, self.curriculum_override))
+        return home_summary.from_store(self.store, self.curriculum_root())
+
+    def home_curriculum(self):
+        """The curriculum as far as the home screen needs it: the one read whole for a lesson
+        when there is one, else a fresh listing that reads only the lessons asked for."""
+        if self.curriculum is not None:
+            return self.curriculum
+        from tutor import learner
+
+        return learner.load(self.curriculum_root(), only=[])
 
     def curriculum_root(self) -> Path:
         from tutor import learner
@@ -94,6 +122,16 @@ class TutorApp(App[int]):
         # what is alive at first paint lives as long as the app: keep it out of the collector's
         # full passes, which otherwise stall the event loop while the learner types
         gc.freeze()
+        # Ready comes when the first frame is handed to Textual's writer thread: give that
+        # thread a moment to put it on the terminal before a worker competes for the GIL
+        self.set_timer(AFTER_FIRST_PAINT, self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
+        from tutor.app.home import HomeScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, HomeScreen):
+                screen.after_first_paint()
 
     def on_unmount(self) -> None:
         if self._store is not None:
@@ -171,7 +209,7 @@ class TutorApp(App[int]):
 
     def _packet(self) -> None:
         from tutor.config import tutor_home
-        from tutor.study_packets import compile_packet
+        from tutor.engine.study_packets import compile_packet
 
         curriculum = self.load_curriculum()
         latest = self.store.latest_session(curriculum=str(curriculum.root))
@@ -201,7 +239,7 @@ class TutorApp(App[int]):
 
     def _doctor(self) -> None:
         from tutor.app.help import TextScreen
-        from tutor.commands.doctor import gather, render
+        from tutor.doctor_report import gather, render
 
         text = render(gather())
         self.call_from_thread(self.push_screen, TextScreen("Doctor", text))

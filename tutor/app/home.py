@@ -1,22 +1,24 @@
-"""Home: where the learner stands, painted from the store alone (no network, no model)."""
+"""Home: where the learner stands. The first paint shows what the store alone says (nothing for a
+fresh home, whose store is created after it); one worker, started after the first paint, reads
+the lessons the summary names and fills in the rest. No network, no model, no pydantic."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tutor.app.help import HelpScreen
+from tutor.app.key_line import KeyLine
 from tutor.app.text import safe
-from tutor.engine.summary import HomeSummary, home_summary
+from tutor.engine import home_summary
+from tutor.engine.home_summary import HomeSummary, RecordCounts
 
 if TYPE_CHECKING:
     from tutor.app.app import TutorApp
@@ -59,22 +61,39 @@ class HomeScreen(Screen[None]):
                 id="home-menu",
             )
             yield Static(id="home-last", classes="muted")
-        yield Footer()
+        yield KeyLine()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._counts: RecordCounts | None = None  # counted for the first paint, used once more
+        self._painted = False  # the app's first paint is done: resuming refreshes the summary
 
     def on_mount(self) -> None:
-        app = cast("TutorApp", self.app)
-        # the first paint is what the store alone says; the curriculum fills in the rest
-        self.show(home_summary(app.store, app.curriculum, root=str(app.curriculum_root())))
+        app = self.app
+        summary = app.first_summary()  # type: ignore[attr-defined]
+        self._counts = summary.counts
+        self.show(summary)
         self.query_one("#home-menu", OptionList).focus()
-        self.refresh_summary()
+
+    def after_first_paint(self) -> None:
+        """The curriculum and the rest of the summary, now that the first screen is shown."""
+        self._painted = True
+        if self.app.screen is self:
+            self.refresh_summary()
 
     def on_screen_resume(self) -> None:
-        self.refresh_summary()
+        if self._painted:
+            self.refresh_summary()
 
     @work(thread=True, exclusive=True, group="home", exit_on_error=False)
     def refresh_summary(self) -> None:
-        app = cast("TutorApp", self.app)
-        summary = home_summary(app.store, app.load_curriculum())
+        app = self.app
+        counts, self._counts = self._counts, None  # the first refresh keeps the first counts
+        summary = home_summary.with_curriculum(
+            app.store,  # type: ignore[attr-defined]
+            app.home_curriculum(),  # type: ignore[attr-defined]
+            counts,
+        )
         app.call_from_thread(self.show, summary)
 
     def show(self, s: HomeSummary) -> None:
@@ -86,23 +105,25 @@ class HomeScreen(Screen[None]):
         )
         self.query_one("#home-header", Static).update(head)
         self.query_one("#home-position", Static).update(safe(s.position))
-        due = Table.grid(padding=(0, 1))
-        due.add_column(style="bold")
-        due.add_column()
-        due.add_row("Due now", f"{s.due_mistakes} mistakes · {s.due_concepts} concepts")
-        statuses = ", ".join(f"{n} {k}" for k, n in sorted(s.concepts.items())) or "none yet"
-        due.add_row("Concepts", statuses)
-        if s.mastery is not None:
-            due.add_row("Mastery", f"{s.mastery:.2f} of 0.80 (advisory)")
+        counts = s.counts
+        rows = [("Due now", f"{counts.due_mistakes} mistakes · {counts.due_concepts} concepts")]
+        statuses = ", ".join(f"{n} {k}" for k, n in sorted(counts.concepts.items())) or "none yet"
+        rows.append(("Concepts", statuses))
+        if counts.mastery is not None:
+            rows.append(("Mastery", f"{counts.mastery:.2f} of 0.80 (advisory)"))
+        width = max(len(label) for label, _ in rows)
+        due = Text("\n").join(
+            Text.assemble((label.ljust(width), "bold"), " ", value) for label, value in rows
+        )
         self.query_one("#home-due", Static).update(due)
         charts = Text.assemble(
             ("Mastery, last 30 days", "bold"),
             " (advisory)\n",
-            bars(s.mastery_days, 0.8),
+            bars(counts.mastery_days, 0.8),
             "\n",
             ("Due, next 14 days", "bold"),
-            f" ({sum(s.due_days)} in all)\n",
-            bars([float(n) for n in s.due_days]),
+            f" ({sum(counts.due_days)} in all)\n",
+            bars([float(n) for n in counts.due_days]),
         )
         self.query_one("#home-charts", Static).update(charts)
         self.query_one("#home-last", Static).update(
@@ -124,6 +145,8 @@ class HomeScreen(Screen[None]):
             app.exit(0)
 
     def action_help(self) -> None:
+        from tutor.app.help import HelpScreen
+
         self.app.push_screen(
             HelpScreen(
                 "home",

@@ -140,7 +140,7 @@ def _request(args: argparse.Namespace) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from learning_system.terminal import strip_terminal
     from tutor import learner
-    from tutor.study_packets import compile_packet
+    from tutor.engine.study_packets import compile_packet
 
     request = _request(args)
     mode = request.get("generation_option")

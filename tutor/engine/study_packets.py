@@ -2,8 +2,9 @@
 tutor's gates: the `assessment` exporter (quiz items after quiz_audit) and the llm_expanded
 step (source-locked prose, each section through fact_check via the Gatekeeper).
 
-`compile_packet(request, curriculum, store=None, ...)` is what a front end calls; `tutor packet`
-is a thin command over it."""
+It sits in the engine's layer (it drives the Gatekeeper and a model provider, over the learning
+system), below the front ends: `compile_packet(request, curriculum, store=None, ...)` is what
+the app's Study packet command and `tutor packet` call."""
 
 from __future__ import annotations
 
@@ -22,8 +23,11 @@ from learning_system.packets.model import GeneratedSection, Packet, PacketWarnin
 if TYPE_CHECKING:
     from learning_system.curriculum import Curriculum
     from learning_system.packets import CurriculumGraph, LearningRequest, PacketResult
+    from learning_system.packets.graph import GraphNode, SectionInfo
     from learning_system.packets.model import Body
+    from learning_system.packets.pipeline import Expander
     from learning_system.store import Store
+    from tutor.engine.gatekeeper import Gatekeeper
     from tutor.gates.verdicts import QuizIssue
 
 # how many teaching sections of each core lesson an llm_expanded packet drafts prose for
@@ -138,14 +142,13 @@ def _sentences(text: str, n: int) -> list[str]:
     return out
 
 
-def make_expander(store: Store, provider=None):
+def make_expander(store: Store, provider: Any = None) -> Expander:
     """The llm_expanded step: for each core lesson, prose for its first teaching sections —
     drafted by the model from the section text when one is configured, else compiled from the
     section's own sentences — each passed through fact_check (Gatekeeper.teach) against the
     lesson document. A blocked section is left out with a warning; claims no verifier could
     check are listed as UNVERIFIED."""
     from tutor.engine.gatekeeper import Gatekeeper
-    from tutor.gates.checker import Block
     from tutor.gates.digest_view import GateDigest
 
     def expand(
@@ -158,68 +161,21 @@ def make_expander(store: Store, provider=None):
             node = graph.node(node_id)
             if node.doc_path is None:
                 continue
-            source = node.doc_path
             document = "\n".join(graph.lines(node_id))
-            gate = Gatekeeper(store, GateDigest(sources={source: document}), provider)
+            gate = Gatekeeper(store, GateDigest(sources={node.doc_path: document}), provider)
             drafted = 0
             for section in (s for s in node.sections if s.kind in EXPAND_KINDS):
                 if drafted >= EXPAND_SECTIONS:
                     break
                 excerpt = graph.text(node_id, section.line_start + 1, section.line_end).strip()
-                compiled = _sentences(excerpt, 2)
-                if not compiled:
+                if not _sentences(excerpt, 2):
                     continue
                 drafted += 1
-                draft = _model_draft(provider, section.title, excerpt, source)
-                origin = "model" if draft else "compiled"
-                content, claims = draft or (" ".join(compiled), compiled)
-                message_id = f"packet:{packet_id}:{node_id}:{section.line_start}"
-                # the claims checked are the program's: every asserting sentence of the content
-                outcome = gate.teach(
-                    message_id,
-                    content,
-                    [source],
-                    excerpt,
-                    context=f"study packet section {section.title}",
-                )
-                prov = Provenance(
-                    node_id=node_id,
-                    source_path=source,
-                    line_start=section.line_start,
-                    line_end=section.line_end,
-                )
-                if isinstance(outcome, Block):
-                    warnings.append(
-                        PacketWarning(
-                            code="generated_section_withheld",
-                            severity="warning",
-                            node_id=node_id,
-                            source_path=source,
-                            message=f"{node.lesson_id} § {section.title}: "
-                            f"{outcome.reason} (code {outcome.code})",
-                        )
-                    )
-                    continue
-                receipts = [r for r in store.receipts_for(message_id) if r["gate"] == "fact_check"]
-                receipt = receipts[-1] if receipts else {}
-                payload = receipt.get("payload") or {}
-                checked = (payload.get("envelope") or {}).get("claims") or []
-                claims = [c["claim"] for c in checked] or claims
-                ids = {c["id"]: c["claim"] for c in checked}
-                made.append(
-                    GeneratedSection(
-                        id=f"{node_id}:gen:{section.line_start}",
-                        node_id=node_id,
-                        title=section.title,
-                        origin=origin,
-                        content=outcome.content,
-                        claims=claims,
-                        unverified=[ids.get(i, i) for i in outcome.unverified],
-                        verifier=str(payload.get("verifier", "offline")),
-                        receipt_id=str(receipt.get("receipt_id", "")),
-                        provenance=[prov],
-                    )
-                )
+                one = _expand_section(store, gate, provider, packet_id, node, section, excerpt)
+                if isinstance(one, GeneratedSection):
+                    made.append(one)
+                else:
+                    warnings.append(one)
         if core and not made:
             warnings.append(
                 PacketWarning(
@@ -233,7 +189,66 @@ def make_expander(store: Store, provider=None):
     return expand
 
 
-def _model_draft(provider, title: str, excerpt: str, source: str) -> tuple[str, list[str]] | None:
+def _expand_section(
+    store: Store,
+    gate: Gatekeeper,
+    provider: Any,
+    packet_id: str,
+    node: GraphNode,
+    section: SectionInfo,
+    excerpt: str,
+) -> GeneratedSection | PacketWarning:
+    """One section drafted (or compiled) and fact-checked: the generated section, or the
+    warning that it was withheld."""
+    from tutor.gates.checker import Block
+
+    source, node_id = node.doc_path or "", node.id
+    compiled = _sentences(excerpt, 2)
+    draft = _model_draft(provider, section.title, excerpt, source)
+    origin = "model" if draft else "compiled"
+    content, claims = draft or (" ".join(compiled), compiled)
+    message_id = f"packet:{packet_id}:{node_id}:{section.line_start}"
+    # the claims checked are the program's: every asserting sentence of the content
+    outcome = gate.teach(
+        message_id, content, [source], excerpt, context=f"study packet section {section.title}"
+    )
+    if isinstance(outcome, Block):
+        return PacketWarning(
+            code="generated_section_withheld",
+            severity="warning",
+            node_id=node_id,
+            source_path=source,
+            message=f"{node.lesson_id} § {section.title}: {outcome.reason} (code {outcome.code})",
+        )
+    receipts = [r for r in store.receipts_for(message_id) if r["gate"] == "fact_check"]
+    receipt = receipts[-1] if receipts else {}
+    payload = receipt.get("payload") or {}
+    checked = (payload.get("envelope") or {}).get("claims") or []
+    ids = {c["id"]: c["claim"] for c in checked}
+    return GeneratedSection(
+        id=f"{node_id}:gen:{section.line_start}",
+        node_id=node_id,
+        title=section.title,
+        origin=origin,
+        content=outcome.content,
+        claims=[c["claim"] for c in checked] or claims,
+        unverified=[ids.get(i, i) for i in outcome.unverified],
+        verifier=str(payload.get("verifier", "offline")),
+        receipt_id=str(receipt.get("receipt_id", "")),
+        provenance=[
+            Provenance(
+                node_id=node_id,
+                source_path=source,
+                line_start=section.line_start,
+                line_end=section.line_end,
+            )
+        ],
+    )
+
+
+def _model_draft(
+    provider: Any, title: str, excerpt: str, source: str
+) -> tuple[str, list[str]] | None:
     """The model's prose for a section, or None (no model, or it failed: compile instead)."""
     if provider is None or getattr(provider, "offline", True):
         return None
@@ -274,7 +289,7 @@ def compile_packet(
     *,
     out_dir: Path | str | None = None,
     expand: bool = False,
-    provider=None,
+    provider: Any = None,
     domain_pack: Path | str | None = None,
     source_pack: Path | str | None = None,
     **options: Any,

@@ -54,7 +54,7 @@ class LessonContext:
     taught: list[Taught] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     position: str = ""
-    completed: bool = True  # False when the lesson ended with nothing taught or asked
+    completed: bool = True  # False when the lesson ends not done (phases/end.py says why)
     withheld: int = 0  # questions whose gate withheld them
     revisions: dict[int, int] = field(default_factory=dict)  # revision cycles per step
     screens: int = 0  # screens made so far (message ids count them)
@@ -81,8 +81,3 @@ class LessonContext:
             return concept_id(self.curriculum.lesson(item.lesson_id))
         except LookupError:
             return self.concept
-
-    @property
-    def drafting(self) -> bool:
-        """A model drafts, rewrites and grades for this lesson."""
-        return self.drafter is not None

@@ -154,6 +154,14 @@ class Curriculum(BaseModel):
             self._by_key = None
         return loaded[pair]
 
+    def phase_lessons(self, phase: int) -> list[Lesson]:
+        """Every lesson of a phase, in order — read now, of a partial curriculum, so the answer
+        never depends on which lessons happened to be read before."""
+        if self._partial:
+            for pair in [p for p in self._folders if p[0] == phase]:
+                self._read(pair)
+        return [lesson for lesson in self.lessons if lesson.phase == phase]
+
     @property
     def lessons(self) -> list[Lesson]:
         return [lesson for phase in self.phases for lesson in phase.lessons]

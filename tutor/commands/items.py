@@ -38,36 +38,29 @@ def add_parser(sub, name: str) -> argparse.ArgumentParser:
         metavar="PATH",
         help="the curriculum to read (default: the one chosen by `tutor init`)",
     )
+    p.add_argument(
+        "--session",
+        metavar="ID",
+        help="list what that session presents (its options in its order); without it, a fixed "
+        "order of the tutor's own",
+    )
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     return p
 
 
-def presented_items(curriculum: Curriculum, lesson: Lesson) -> list[tuple[str, Presented]]:
-    """(purpose, item) for every item the lesson may present, probe first, before gating — the
-    engine's own selection (tutor.engine.selection). A quiz item already asked in the probe is
-    not asked again."""
+def presented_items(
+    curriculum: Curriculum, lesson: Lesson, seed: str | None = None
+) -> list[tuple[str, Presented]]:
+    """(purpose, item) for every item a session with this seed presents, probe first, before
+    gating — the engine's own path (tutor.engine.selection). A quiz item already in the probe
+    is not asked again."""
     from tutor.engine import selection
-    from tutor.engine.items import broad_to_narrow, present
 
     out: list[tuple[str, Presented]] = []
     for batch in selection.probe_batches(curriculum, lesson):
-        out += [
-            ("probe", p)
-            for p in present(
-                broad_to_narrow(batch.items),
-                batch.lesson,
-                salt=selection.PROBE_SALT,
-                curriculum=curriculum,
-            )
-        ]
-    probed = {p.id for _, p in out}
-    out += [
-        ("quiz", p)
-        for p in present(
-            selection.quiz_bank(lesson), lesson, salt=selection.QUIZ_SALT, curriculum=curriculum
-        )
-        if p.id not in probed
-    ]
+        out += [("probe", p) for p in selection.present_strand(batch, seed, curriculum)]
+    probed = frozenset(p.id for _, p in out)
+    out += [("quiz", p) for p in selection.present_quiz(lesson, seed, curriculum, probed)]
     return out
 
 
@@ -97,7 +90,9 @@ def _receipt_id(store: Store, message_id: str) -> str | None:
     return ids[-1] if ids else None
 
 
-def collect(store: Store, curriculum: Curriculum, lesson: Lesson) -> dict[str, Any]:
+def collect(
+    store: Store, curriculum: Curriculum, lesson: Lesson, seed: str | None = None
+) -> dict[str, Any]:
     """Gate every item the lesson may present; the listed items and the withheld ones."""
     from tutor.engine.gatekeeper import Gatekeeper
     from tutor.gates.checker import Block
@@ -107,7 +102,7 @@ def collect(store: Store, curriculum: Curriculum, lesson: Lesson) -> dict[str, A
     listed: list[dict[str, Any]] = []
     withheld: list[dict[str, Any]] = []
     summary = {"mcq": 0, "numeric": 0, "free_recall": 0}
-    for purpose, item in presented_items(curriculum, lesson):
+    for purpose, item in presented_items(curriculum, lesson, seed):
         concept = _concept(curriculum, item)
         message_id = _message_id(lesson, purpose, item, concept)
         outcome = gate.ask(
@@ -228,7 +223,14 @@ def run(args: argparse.Namespace) -> int:
             lesson = curriculum.lesson(args.lesson)
         except LookupError as exc:
             raise TutorError(str(exc)) from None
-        report = collect(store, curriculum, lesson)
+        if args.session:
+            row = store.session(args.session)
+            if row is None or row["lesson_id"] != lesson.id:
+                raise TutorError(
+                    f"no session {args.session} of {lesson.id} in this store: "
+                    "`tutor status --json` names the current one (position.session)"
+                )
+        report = collect(store, curriculum, lesson, args.session or None)
     if args.json:
         print(dumps(report, indent=2))
     else:

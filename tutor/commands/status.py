@@ -32,6 +32,7 @@ def collect() -> dict:
             "position": None
             if session is None
             else {
+                "session": session["id"],
                 "lesson": session["lesson_id"],
                 "status": session["status"],
                 "where": session["position"],

@@ -198,13 +198,14 @@ _FORMS: dict[tuple[object, ...], tuple[Curriculum | None, dict[str, Form], dict[
 def phase_forms(
     curriculum: Curriculum | None, lesson: Lesson
 ) -> tuple[dict[str, Form], dict[str, str]]:
-    """choice_forms over the bank of the lesson's phase (the lesson's own bank without a
-    curriculum): the guess cap holds over the whole phase, not a handful of items."""
+    """choice_forms over the bank of the lesson's whole phase (the lesson's own bank without a
+    curriculum): the guess cap holds over the whole phase, not a handful of items, and the
+    forms are the same however much of the curriculum is loaded."""
     if curriculum is None:
         return choice_forms(lesson.quiz, {q.id: lesson for q in lesson.quiz}, None)
-    key = (id(curriculum), lesson.phase)
+    lessons = curriculum.phase_lessons(lesson.phase)
+    key = (id(curriculum), lesson.phase, len(lessons))
     if key not in _FORMS:
-        lessons = [x for x in curriculum.lessons if x.phase == lesson.phase]
         bank = [q for x in lessons for q in x.quiz]
         homes = {q.id: x for x in lessons for q in x.quiz}
         if len(_FORMS) > 64:

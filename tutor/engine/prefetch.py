@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from tutor.engine import items as bank
 from tutor.engine import probe_items, selection
 from tutor.engine.edge_search import EdgeSearch, ahead
 from tutor.engine.items import Presented
@@ -70,13 +69,11 @@ class Prefetcher:
     def quiz_pool(self) -> list[Presented]:
         """The quiz's items from the bank items not asked yet, built once per such set."""
         ctx = self.ctx
-        unasked = [q for q in selection.quiz_bank(ctx.lesson) if q.id not in ctx.asked]
-        key = tuple(q.id for q in unasked)
+        asked = frozenset(ctx.asked)
+        key = tuple(q.id for q in selection.quiz_bank(ctx.lesson) if q.id not in asked)
         with self._quiz_lock:
             if self._quiz is None or self._quiz[0] != key:
-                shown = bank.present(
-                    unasked, ctx.lesson, salt=f"{ctx.session_id}:quiz", curriculum=ctx.curriculum
-                )
+                shown = selection.present_quiz(ctx.lesson, ctx.session_id, ctx.curriculum, asked)
                 self._quiz = (key, self._rewritten(shown))
             return self._quiz[1]
 

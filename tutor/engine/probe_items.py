@@ -4,7 +4,7 @@ groups the edge search runs over, and the explain-in-your-own-words item of each
 from __future__ import annotations
 
 from learning_system.curriculum import Lesson
-from tutor.engine import items as bank
+from tutor.engine import selection
 from tutor.engine.context import LessonContext
 from tutor.engine.items import Presented
 from tutor.engine.selection import Strand, concept_id
@@ -12,12 +12,7 @@ from tutor.engine.selection import Strand, concept_id
 
 def presented(ctx: LessonContext, strand: Strand) -> list[Presented]:
     """A strand's items as presented, broad to narrow, before any model rewrite."""
-    return bank.present(
-        bank.broad_to_narrow(strand.items),
-        strand.lesson,
-        salt=f"{ctx.session_id}:probe:{strand.concept}",
-        curriculum=ctx.curriculum,
-    )
+    return selection.present_strand(strand, ctx.session_id, ctx.curriculum)
 
 
 def choices(pool: list[Presented]) -> list[Presented]:

@@ -105,8 +105,11 @@ class Donor:
 
 def donors(curriculum: Curriculum | None, lesson: Lesson) -> list[Donor]:
     """Options other items can lend: their keys (true, but about something else) and their
-    distractors, from the whole curriculum (the repair prefers the lesson's own phase). Without
-    a curriculum, the lesson's own bank is all there is."""
+    distractors, from the whole curriculum (the repair prefers the lesson's own phase) — read
+    whole when only part of it was, so what is lent never depends on how much was loaded.
+    Without a curriculum, the lesson's own bank is all there is."""
+    if curriculum is not None:
+        curriculum.complete()
     lessons = curriculum.lessons if curriculum is not None else [lesson]
     cache_key = (id(curriculum), tuple(x.id for x in lessons)) if curriculum else None
     if cache_key is not None and cache_key in _DONORS:

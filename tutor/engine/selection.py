@@ -1,5 +1,7 @@
-"""Which bank items a lesson draws on: the probe's strands and the end-of-lesson quiz. The
-engine and `tutor items` both read them from here, so what is listed is what is asked."""
+"""Which bank items a lesson draws on, and how they are presented: the probe's strands and the
+end-of-lesson quiz. The engine and `tutor items` both take them from here, so what is listed
+is what is asked — a function of the curriculum, the lesson and the session's seed (its id),
+never of the front end or of how much of the curriculum is loaded."""
 
 from __future__ import annotations
 
@@ -7,12 +9,10 @@ import re
 from dataclasses import dataclass
 
 from learning_system.curriculum import Curriculum, Lesson, QuizItem
-from tutor.engine.items import broad_to_narrow
+from tutor.engine.items import Presented, broad_to_narrow, present
 
 CATCH_UP_STRANDS = 3  # this many strands or more are probed at once, as one pooled batch
 CATCH_UP_GROUP = 3  # strands per catch-up batch, at most
-PROBE_SALT = ""
-QUIZ_SALT = "quiz"
 
 
 def slug(text: str) -> str:
@@ -74,6 +74,43 @@ def probe_batches(curriculum: Curriculum, lesson: Lesson) -> list[Strand]:
     return out
 
 
+def probe_salt(seed: str | None, strand: Strand) -> str:
+    """How a session's seed (its id) shuffles a probe strand's options; None: the fixed order
+    `tutor items` lists without a session."""
+    return "" if seed is None else f"{seed}:probe:{strand.concept}"
+
+
+def quiz_salt(seed: str | None) -> str:
+    """How a session's seed (its id) shuffles the end-of-lesson quiz's options; None: the
+    fixed order `tutor items` lists without a session."""
+    return "quiz" if seed is None else f"{seed}:quiz"
+
+
 def quiz_bank(lesson: Lesson) -> list[QuizItem]:
     """The end-of-lesson quiz draws on the `post` items (all items when a bank has none)."""
     return [q for q in lesson.quiz if q.stage == "post"] or list(lesson.quiz)
+
+
+def present_strand(
+    strand: Strand, seed: str | None, curriculum: Curriculum | None
+) -> list[Presented]:
+    """A strand's items as a session with this seed presents them, broad to narrow."""
+    return present(
+        broad_to_narrow(strand.items),
+        strand.lesson,
+        salt=probe_salt(seed, strand),
+        curriculum=curriculum,
+    )
+
+
+def present_quiz(
+    lesson: Lesson,
+    seed: str | None,
+    curriculum: Curriculum | None,
+    asked: frozenset[str] = frozenset(),
+) -> list[Presented]:
+    """The end-of-lesson quiz's items not asked already, as a session with this seed presents
+    them: the quiz bank is presented whole (its options and key slots do not depend on what
+    the probe happened to ask), then what was asked is left out."""
+    shown = present(quiz_bank(lesson), lesson, salt=quiz_salt(seed), curriculum=curriculum)
+    return [p for p in shown if p.id not in asked]

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tutor.testing.first_paint import HEAVY_MODULES, MARKERS, first_paint  # noqa: E402
 
 TARGET = 1.3
-# where compiled modules are read from (and, in the warm-up, written to); None: from source
+# where compiled modules are read from (and, in the warm-up, written to)
 PYCACHE: dict[str, str | None] = {"prefix": None, "write": "no"}
 
 
@@ -130,7 +130,7 @@ def main() -> int:
     returning = tempfile.mkdtemp(prefix="tutor-cold-home-")
     seed_returning_learner(Path(returning))
     pycache = tempfile.TemporaryDirectory(prefix="tutor-cold-pycache-")
-    PYCACHE["prefix"] = None if args.no_bytecode else pycache.name
+    PYCACHE["prefix"] = pycache.name  # with --no-bytecode it stays empty: nothing to read
     PYCACHE["write"] = "no" if args.no_bytecode else "yes"
     one("bare", size)  # warm-up: bytecode (unless --no-bytecode), page cache
     one("tutor", size, returning)

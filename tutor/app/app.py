@@ -132,6 +132,7 @@ class TutorApp(App[int]):
         for screen in self.screen_stack:
             if isinstance(screen, HomeScreen):
                 screen.after_first_paint()
+        self.run_worker(warm_up, thread=True, group="warm", exit_on_error=False)
 
     def on_unmount(self) -> None:
         if self._store is not None:
@@ -243,3 +244,20 @@ class TutorApp(App[int]):
 
         text = render(gather())
         self.call_from_thread(self.push_screen, TextScreen("Doctor", text))
+
+
+def warm_up() -> None:
+    """What a lesson's screens need, imported (and pygments' lexers for the teaching's code
+    compiled) in a thread while the learner reads home, instead of on the event loop at the
+    first lesson screen, code block or answer box."""
+    from pygments.lexers import get_lexer_by_name
+    from textual.highlight import highlight
+
+    import tutor.app.session_screen  # noqa: F401  Markdown, TextArea, Input, the engine's turns
+
+    for language in ("text", "python"):
+        highlight("x = 1\n", language=language)
+        get_lexer_by_name(language)
+    from markdown_it import MarkdownIt
+
+    MarkdownIt("gfm-like").parse("# warm\n\n```text\nx\n```\n")

@@ -24,7 +24,7 @@ from textual.widgets.option_list import Option
 from learning_system.errors import LearningSystemError
 from tutor.app.help import HelpScreen
 from tutor.app.messages import Notice, PromptReady, SessionOpened, WorkProgress
-from tutor.app.text import clean, safe
+from tutor.app.text import clean, fenced_with_language, safe
 from tutor.engine import parse
 from tutor.engine.parse import Command, option_label
 from tutor.engine.progress import Activity, Progress
@@ -270,7 +270,7 @@ class SessionScreen(Screen[None]):
                 widgets.append(Static(IN_YOUR_WORDS, classes="muted"))
                 widgets.append(TextArea(id="answer", soft_wrap=True))
         elif prompt.kind == "read" and prompt.stage == "teach" and prompt.content:
-            widgets.append(Markdown(clean(prompt.content), id="teaching"))
+            widgets.append(Markdown(fenced_with_language(clean(prompt.content)), id="teaching"))
         elif prompt.kind == "read" and prompt.table is not None:
             first = prompt.content.split("\n", 1)[0].strip().removeprefix("[").removesuffix("]")
             widgets.append(Static(safe(first, "bold")))

@@ -129,6 +129,16 @@ def _item(rng: random.Random, machine: str, part: str, n: int, stage: str, leaky
     }
 
 
+def _machine_names():
+    """MACHINES, then the same names numbered (`kiln-2`, …): as many lessons as asked for, the
+    first 24 named as before."""
+    yield from MACHINES
+    round_ = 2
+    while True:
+        yield from (f"{machine}-{round_}" for machine in MACHINES)
+        round_ += 1
+
+
 def write_course(
     root: Path,
     *,
@@ -143,7 +153,7 @@ def write_course(
     (a third `pre`, the rest `post`); each lesson needs the one before it, and every
     `catch_up_every`-th lesson needs three earlier ones (a catch-up probe)."""
     rng = random.Random(seed)
-    names = iter(MACHINES)
+    names = _machine_names()
     made: list[tuple[int, int, str]] = []
     for p in range(1, phases + 1):
         phase_dir = root / "phases" / f"{p:02d}-workshop-{p}"

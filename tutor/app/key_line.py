@@ -1,9 +1,11 @@
-"""A one-line list of the screen's keys: what Textual's Footer shows for a screen whose keys
-never change, painted as one Static instead of a widget per key (the first screen's cost)."""
+"""A one-line list of the screen's keys: what Textual's Footer shows, painted as one Static
+instead of a widget per key (Footer rebuilds a widget per key each time the keys change, the
+longest part of a new lesson screen). `show_keys` repaints it after the screen's keys change."""
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual.actions import parse
 from textual.binding import Binding
 from textual.widgets import Static
 
@@ -22,12 +24,22 @@ class KeyLine(Static):
     """
 
     def on_mount(self) -> None:
+        self.show_keys()
+
+    def show_keys(self) -> None:
         self.update(self.keys())
 
     def keys(self) -> Text:
-        """Each shown binding of the screen as `key description`, then the command palette's."""
-        app = self.app
-        shown = [b for b in self.screen.BINDINGS if isinstance(b, Binding) and b.show]
+        """Each shown binding of the screen that its `check_action` allows now, as `key
+        description`, then the command palette's."""
+        app, screen = self.app, self.screen
+        shown = []
+        for b in screen.BINDINGS:
+            if not isinstance(b, Binding) or not b.show:
+                continue
+            _, name, params = parse(b.action)
+            if screen.check_action(name, params) is not False:
+                shown.append(b)
         if app.ENABLE_COMMAND_PALETTE:
             shown.append(Binding(app.COMMAND_PALETTE_BINDING, "command_palette", "palette"))
         line = Text(no_wrap=True)

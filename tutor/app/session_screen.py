@@ -18,11 +18,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Markdown, OptionList, Static, TextArea
+from textual.widgets import Input, Markdown, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from learning_system.errors import LearningSystemError
 from tutor.app.help import HelpScreen
+from tutor.app.key_line import KeyLine
 from tutor.app.messages import Notice, PromptReady, SessionOpened, WorkProgress
 from tutor.app.text import clean, fenced_with_language, safe
 from tutor.engine import parse
@@ -92,7 +93,7 @@ class SessionScreen(Screen[None]):
         yield VerticalScroll(id="body", can_focus=True)
         yield Static(id="confidence")
         yield Static(id="status", classes="muted")
-        yield Footer()
+        yield KeyLine()
 
     def on_mount(self) -> None:
         self.query_one("#title", Static).update(
@@ -372,6 +373,11 @@ class SessionScreen(Screen[None]):
         self.refresh_bindings()
 
     # keys --------------------------------------------------------------------------------
+    def refresh_bindings(self) -> None:
+        super().refresh_bindings()
+        for line in self.query(KeyLine):
+            line.show_keys()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         p = self.prompt
         if action in ("help", "pause"):

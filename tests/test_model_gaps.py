@@ -39,7 +39,8 @@ BREAKER_NOTICE = "The model stopped answering"
 pytestmark = pytest.mark.usefixtures("isolated_model_env")
 
 # -- what the model does, said once for both servers --------------------------------------------
-# A behaviour maps a request body to ("json", obj) | ("status", code) | ("hang", seconds).
+# A behaviour maps a request body to ("json", obj) | ("text", assistant text) |
+# ("refusal", text) | ("status", code) | ("hang", seconds).
 Behaviour = Callable[[dict], tuple[str, Any]]
 SKILLS = {
     load_skill(n): n
@@ -99,6 +100,8 @@ def drafting(
                         for i in ids
                     ],
                 }
+            if skill == "GATE:quiz_audit":  # a quiz verdict has no explanation field
+                return "json", {"verdict": word, "issues": []}
             return "json", {"verdict": word, "explanation": "audited"}
         return "status", 500
 
@@ -117,6 +120,10 @@ def _project_server(behave: Behaviour) -> Iterator[Endpoint]:
         kind, value = behave(body)
         if kind == "json":
             return Reply.json(value)
+        if kind == "text":
+            return Reply.text(value)
+        if kind == "refusal":
+            return Reply.refusal(value)
         if kind == "hang":
             return Reply.hang(value)
         return Reply.error(value)
@@ -167,6 +174,11 @@ def _mini_server(behave: Behaviour) -> Iterator[Endpoint]:
             if kind == "status":
                 self._send(value, {"error": {"message": "mini says no", "type": "server_error"}})
                 return
+            message: dict[str, Any] = {"role": "assistant", "content": json.dumps(value)}
+            if kind == "text":
+                message["content"] = value
+            elif kind == "refusal":
+                message.update(content=None, refusal=value)
             self._send(
                 200,
                 {
@@ -174,13 +186,7 @@ def _mini_server(behave: Behaviour) -> Iterator[Endpoint]:
                     "object": "chat.completion",
                     "created": 0,
                     "model": body["model"],
-                    "choices": [
-                        {
-                            "index": 0,
-                            "finish_reason": "stop",
-                            "message": {"role": "assistant", "content": json.dumps(value)},
-                        }
-                    ],
+                    "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
                     "usage": {"prompt_tokens": 1, "completion_tokens": 1},
                 },
             )

@@ -87,3 +87,19 @@ def test_an_endpoint_that_never_answers_validly_is_bounded_and_told_once(store, 
     kinds = {r["error_kind"] for r in store.rows("SELECT error_kind FROM model_calls")}
     assert kinds & {"schema", "refusal"}, kinds
     assert not re.search(r"stopped answering", " ".join(f for p in seen for f in p.flags))
+
+
+def test_a_separate_verifier_that_never_answers_validly_is_named_once(store, endpoint, monkeypatch):
+    """The drafting endpoint is healthy; the separately named verifier answers prose around its
+    JSON. The verifier's requests stay bounded, no model draft is shown unchecked, and the one
+    notice names the verifier model."""
+    drafter = endpoint(HEALTHY)
+    judge = endpoint(MODES["prose-wrapped"])
+    monkeypatch.setenv("TUTOR_VERIFIER_BASE_URL", judge.base_url)
+    monkeypatch.setenv("TUTOR_VERIFIER_MODEL", "judge")
+    session, seen = run(store, drafter.base_url, retries=2)
+    assert session.done and taught(seen)
+    assert 0 < len(judge.bodies()) <= MAX_REQUESTS
+    assert all(p.content.startswith("[source: ") for p in taught(seen))
+    told = [f for p in seen for f in p.flags if "required format" in f]
+    assert told == [FORMAT_NOTICE.replace("The model's", "The verifier model's", 1)], told

@@ -17,7 +17,7 @@ from tutor.gates.claims import extract_claims, is_scaffold
 from tutor.gates.envelopes import QuizQuestion
 from tutor.gates.mcq import audit_item
 from tutor.gates.offline_verifier import verify
-from tutor.llm.breaker import CircuitBreaker
+from tutor.llm.breaker import FORMAT_NOTICE, CircuitBreaker
 from tutor.llm.settings import load_settings, load_verifier_settings, same_model
 
 CONTRACT = " ".join(
@@ -107,11 +107,22 @@ def test_the_breaker_opens_after_failures_or_one_timeout_tells_once_and_resets()
     b.failure("server_error")
     b.success()
     b.failure("server_error")
-    b.failure("schema")  # a model that answered badly is not a failing endpoint
+    b.failure("length")  # a long answer is the model's, not a failing endpoint
     b.failure("server_error")
     assert not b.is_open
     b.failure("connection")
     assert b.is_open and b.notice() and b.notice() is None
+    b.reset()
+    # answers that never follow the format (issue 22): failures too, told in those words
+    b.failure("schema")
+    assert not b.reask  # the last call's re-asks did not help: the next gets none
+    b.success()
+    assert b.reask
+    b.failure("schema")
+    b.failure("refusal")
+    assert not b.is_open
+    b.failure("schema")
+    assert b.is_open and b.notice() == FORMAT_NOTICE and b.notice() is None
     b.reset()
     assert not b.is_open
     b.failure("timeout", "no answer within 0.5 s")

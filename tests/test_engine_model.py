@@ -16,6 +16,7 @@ from tutor.config import builtin_course_path
 from tutor.engine.drafter import Drafter
 from tutor.engine.session import Session
 from tutor.engine.turns import Action, Prompt
+from tutor.gates.floor import MODEL_WRITTEN
 from tutor.llm import make_provider
 from tutor.llm.recorder import StoreRecorder
 from tutor.llm.settings import load_settings
@@ -143,11 +144,17 @@ def test_whole_lesson_with_model_drafts_and_model_verdicts(store):
         assert p.banner is None, p.banner
         assert p.content.startswith("Model draft."), p.content[:80]
         assert not p.content.startswith("[source: ")
-        assert p.unverified == []
         receipts = store.receipts_for(p.message_id)
         assert receipts, p.message_id
         assert {r["payload"]["verifier"] for r in receipts} == {"model"}
-        assert {r["outcome"] for r in receipts} == {"PASS"}
+        # the model passed every sentence of its draft; those the program's checks cannot
+        # find in the sources stay UNVERIFIED (issue 22: the program's checks are the floor)
+        (r,) = receipts
+        claims = [c["id"] for c in r["payload"]["envelope"]["claims"]]
+        assert r["payload"]["checks"]["model"] == claims
+        floored = [c for c in claims if c not in r["payload"]["checks"]["offline"]]
+        assert floored and p.unverified == floored and r["outcome"] == "UNVERIFIED"
+        assert any("the verifier model passed" in f for f in p.flags)
     drafts = [request_payload(r.body)["data"] for r in requests if skill_of(r.body) == "tutor"]
     drafts = [d for d in drafts if d.get("task") == "teach_step"]
     # each draft is asked for this learner: the probe's verdicts and the step's place
@@ -284,8 +291,10 @@ def test_a_model_misbehaving_in_every_way_never_breaks_a_lesson(store, corpus_ro
             finally:
                 session.close()
             assert session.done, ref
-    outcomes = {row["outcome"] for row in store.model_calls()}
-    assert "ok" in outcomes and len(outcomes) > 1, outcomes
+    # the faults came in several kinds; an endpoint that mostly answers invalidly trips the
+    # breaker (issue 22, part 3), so every call may have failed — and the lesson still ran
+    kinds = {row["error_kind"] for row in store.model_calls() if row["outcome"] == "failed"}
+    assert len(kinds) > 1, kinds
 
 
 def disputing_audit(body: dict) -> Reply:
@@ -319,5 +328,8 @@ def test_a_disputed_choice_item_is_rewritten_from_the_audits_problems_and_audite
     for p in choices:  # no disputed item is shown as it was: each is the audited rewrite
         assert p.item.note == "rewritten by the model where the quiz audit found problems"
         (receipt,) = store.receipts_for(p.message_id)
-        assert receipt["payload"]["cycles"] == 1 and receipt["outcome"] == "PASS"
-        assert receipt["payload"]["verifier"] == "model"
+        assert receipt["payload"]["cycles"] == 1 and receipt["payload"]["verifier"] == "model"
+        # the audit passed the rewrite, but its key is the model's: UNVERIFIED all the same
+        assert receipt["outcome"] == "UNVERIFIED" and p.item.written_by == "model"
+        assert receipt["payload"]["checks"] == {"offline": [], "model": [p.item.id]}
+        assert p.unverified == [p.item.id] and MODEL_WRITTEN in p.flags

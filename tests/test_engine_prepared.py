@@ -91,7 +91,7 @@ def test_every_probe_and_quiz_question_finds_its_audit_ready(store, monkeypatch)
     ready: list[tuple[str, bool]] = []
     real_ask = Gatekeeper.ask
 
-    def ask(self, message_id, content, questions, purpose, concept, excerpt, cycles=0):
+    def ask(self, message_id, content, questions, purpose, concept, excerpt, cycles=0, **kw):
         key = self.ask_envelope(questions, purpose, concept, excerpt).model_dump_json()
         q = questions[0]
         # bank questions and the strands' explain items (not the screens made from answers)
@@ -99,7 +99,9 @@ def test_every_probe_and_quiz_question_finds_its_audit_ready(store, monkeypatch)
             q.type != "free_recall" or q.id.endswith("-explain")
         ):
             ready.append((q.id, key in self._verdicts))
-        return real_ask(self, message_id, content, questions, purpose, concept, excerpt, cycles)
+        return real_ask(
+            self, message_id, content, questions, purpose, concept, excerpt, cycles, **kw
+        )
 
     monkeypatch.setattr(Gatekeeper, "ask", ask)
     with ModelServer(default=valid_reply) as srv:

@@ -13,7 +13,7 @@ from tutor.gates import samples
 from tutor.gates.checker import Block, Emit, check_turn
 from tutor.gates.envelopes import GradeAuditEnvelope, ProposedGrade, QuizQuestion
 from tutor.gates.receipts import make_receipt
-from tutor.gates.verdicts import FactCheckVerdict
+from tutor.gates.verdicts import ClaimVerdict, FactCheckVerdict
 from tutor.llm import make_provider
 from tutor.llm.offline_provider import OfflineProvider
 from tutor.llm.openai_provider import max_requests_per_call
@@ -46,14 +46,25 @@ def checked(turn, envelope, verdict, verifier="model"):
     return check_turn(turn, [receipt], samples.DIGEST)
 
 
-async def test_a_model_fact_check_pass_lets_the_turn_through(srv, provider, recorder):
+async def test_a_model_fact_check_pass_lets_the_turn_through_but_not_below_the_floor(
+    srv, provider, recorder
+):
+    """A model PASS on every claim: the turn is shown, but the two claims that paraphrase the
+    excerpt (the deterministic verifier cannot support them) stay UNVERIFIED, in the verdict
+    and — even for a receipt that says PASS — in the checker."""
     srv.script([claims_verdict(c1="PASS", c2="PASS", c3="PASS")])
     turn, _, _ = samples.sample_teach()
     envelope = samples.fact_envelope()
     verdict = await provider.verify(envelope)
-    assert isinstance(verdict, FactCheckVerdict) and verdict.verdict == "PASS"
+    assert isinstance(verdict, FactCheckVerdict)
+    assert [c.verdict for c in verdict.claims] == ["UNVERIFIED", "UNVERIFIED", "PASS"]
     result = checked(turn, envelope, verdict)
-    assert isinstance(result, Emit) and result.unverified == []
+    assert isinstance(result, Emit) and result.unverified == ["c1", "c2"]
+    all_pass = FactCheckVerdict(
+        claims=[ClaimVerdict(id=c.id, verdict="PASS") for c in envelope.claims]
+    )
+    result = checked(turn, envelope, all_pass)
+    assert isinstance(result, Emit) and result.unverified == ["c1", "c2"]
     (request,) = srv.chat_requests
     messages = request.body["messages"]
     assert messages[0]["content"] == load_skill("GATE:fact_check")
@@ -115,7 +126,7 @@ async def test_missing_and_unknown_claims_are_held_to_the_envelope(srv, provider
     srv.script([answer])
     verdict = await provider.verify(samples.fact_envelope())
     assert [(c.id, c.verdict) for c in verdict.claims] == [
-        ("c1", "PASS"),
+        ("c1", "UNVERIFIED"),  # the model passed it; the program cannot support it (the floor)
         ("c2", "ISSUES"),
         ("c3", "UNVERIFIED"),
     ]

@@ -39,7 +39,8 @@ BREAKER_NOTICE = "The model stopped answering"
 pytestmark = pytest.mark.usefixtures("isolated_model_env")
 
 # -- what the model does, said once for both servers --------------------------------------------
-# A behaviour maps a request body to ("json", obj) | ("status", code) | ("hang", seconds).
+# A behaviour maps a request body to ("json", obj) | ("text", assistant text) |
+# ("refusal", text) | ("status", code) | ("hang", seconds).
 Behaviour = Callable[[dict], tuple[str, Any]]
 SKILLS = {
     load_skill(n): n
@@ -99,6 +100,8 @@ def drafting(
                         for i in ids
                     ],
                 }
+            if skill == "GATE:quiz_audit":  # a quiz verdict has no explanation field
+                return "json", {"verdict": word, "issues": []}
             return "json", {"verdict": word, "explanation": "audited"}
         return "status", 500
 
@@ -117,6 +120,10 @@ def _project_server(behave: Behaviour) -> Iterator[Endpoint]:
         kind, value = behave(body)
         if kind == "json":
             return Reply.json(value)
+        if kind == "text":
+            return Reply.text(value)
+        if kind == "refusal":
+            return Reply.refusal(value)
         if kind == "hang":
             return Reply.hang(value)
         return Reply.error(value)
@@ -167,6 +174,11 @@ def _mini_server(behave: Behaviour) -> Iterator[Endpoint]:
             if kind == "status":
                 self._send(value, {"error": {"message": "mini says no", "type": "server_error"}})
                 return
+            message: dict[str, Any] = {"role": "assistant", "content": json.dumps(value)}
+            if kind == "text":
+                message["content"] = value
+            elif kind == "refusal":
+                message.update(content=None, refusal=value)
             self._send(
                 200,
                 {
@@ -174,13 +186,7 @@ def _mini_server(behave: Behaviour) -> Iterator[Endpoint]:
                     "object": "chat.completion",
                     "created": 0,
                     "model": body["model"],
-                    "choices": [
-                        {
-                            "index": 0,
-                            "finish_reason": "stop",
-                            "message": {"role": "assistant", "content": json.dumps(value)},
-                        }
-                    ],
+                    "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
                     "usage": {"prompt_tokens": 1, "completion_tokens": 1},
                 },
             )
@@ -498,9 +504,11 @@ async def test_verification_works_inside_a_running_event_loop(store, endpoint):
     turn, _, _ = samples.sample_teach()
     env = samples.fact_envelope()
     out = gate.teach("m-loop", turn.content, env.source_urls, env.reference_excerpt)
-    assert isinstance(out, Emit) and out.unverified == []
+    # the model passed all three; the program's checks support only the verbatim one (c3)
+    assert isinstance(out, Emit) and out.unverified == ["c1", "c2"]
     (r,) = store.receipts_for("m-loop")
-    assert (r["payload"]["verifier"], r["outcome"]) == ("model", "PASS")
+    assert (r["payload"]["verifier"], r["outcome"]) == ("model", "UNVERIFIED")
+    assert r["payload"]["checks"] == {"offline": ["c3"], "model": ["c1", "c2", "c3"]}
 
 
 def test_a_verifier_that_withholds_every_question_leaves_the_lesson_not_taught(store, endpoint):
@@ -514,3 +522,59 @@ def test_a_verifier_that_withholds_every_question_leaves_the_lesson_not_taught(s
     assert "tutor doctor" in seen[-1].content
     assert store.latest_session()["status"] == "incomplete"
     assert store.latest_session(status="done") is None
+
+
+def excerpt_sentence(data: dict) -> str:
+    """A sentence the step's own excerpt says, word for word (the offline checks support it)."""
+    text = unmark(data["untrusted_excerpts"]) if isinstance(data["untrusted_excerpts"], str) else ""
+    for line in text.splitlines():
+        line = line.strip()
+        if line.endswith(".") and len(line.split()) >= 4 and not line.startswith(("#", "[", ">")):
+            return line.split(". ")[0].rstrip(".") + "."
+    return ""
+
+
+@pytest.mark.parametrize("separate", [False, True], ids=["own-verifier", "named-verifier"])
+def test_a_verifier_that_passes_everything_cannot_unmark_what_the_offline_checks_mark(
+    store, endpoint, monkeypatch, separate
+):
+    """Issue 22, part 2: the drafts carry a false sentence; the verifier model passes every
+    claim. Every screen that shows the false sentence marks it UNVERIFIED (with the flag that
+    says why), the receipt records that the model passed it and the program's checks did not,
+    and a sentence the excerpt says word for word is not marked."""
+    healthy = drafting(lambda step: "unused", lambda claim: "PASS")
+
+    def behave(body: dict) -> tuple[str, Any]:
+        skill, task, data = parts(body)
+        if skill == "tutor" and task == "teach_step":
+            return "json", {"content": f"{excerpt_sentence(data)} {FALSE}".strip(), "claims": []}
+        return healthy(body)
+
+    server = endpoint(behave)
+    if separate:
+        judge = endpoint(behave)
+        monkeypatch.setenv("TUTOR_VERIFIER_BASE_URL", judge.base_url)
+        monkeypatch.setenv("TUTOR_VERIFIER_MODEL", "judge")
+    session, seen = run(store, server.base_url)
+    assert session.done
+    shown = [p for p in taught(seen) if FALSE in p.content]
+    assert shown, "the model's drafts were shown (the verifier passed them)"
+    supported_seen = 0
+    for p in shown:
+        (r,) = store.receipts_for(p.message_id)
+        payload = r["payload"]
+        assert payload["verifier"] == "model"
+        assert payload["verifier_model"] == ("judge" if separate else "loopback-model")
+        by_text = {c["claim"]: c["id"] for c in payload["envelope"]["claims"]}
+        false_id = by_text[FALSE]
+        assert false_id in p.unverified, p.unverified
+        assert false_id in payload["checks"]["model"]
+        assert false_id not in payload["checks"]["offline"]
+        assert r["outcome"] == "UNVERIFIED"
+        assert any("the verifier model passed" in f for f in p.flags), p.flags
+        others = [i for t, i in by_text.items() if t != FALSE]
+        for i in others:  # the sentence the excerpt says verbatim: both checks pass it
+            if i in payload["checks"]["offline"]:
+                supported_seen += 1
+                assert i not in p.unverified
+    assert supported_seen, "a verbatim sentence was shown unmarked on some screen"

@@ -162,9 +162,9 @@ class PlainIO:
             self.say("sources: " + " · ".join(prompt.sources))
         if prompt.unverified:
             self.say(
-                f"!! UNVERIFIED: {len(prompt.unverified)} part(s) of this screen were not "
-                "checked by a verifier (none is configured, it failed, or the grade is your "
-                "own); treat them with care."
+                f"!! UNVERIFIED: {len(prompt.unverified)} part(s) of this screen could not be "
+                "verified (no verifier ran or it failed, the program's own checks could not find "
+                "them in the sources, or the grade is your own); treat them with care."
             )
         for flag in prompt.flags:
             self.say(f"!! flag: {flag}")

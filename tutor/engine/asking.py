@@ -80,6 +80,7 @@ def _audited(
             concept,
             item.reference,
             cycles=cycles,
+            model_written=[item.id] if item.written_by == "model" else [],
         )
 
     message_id, outcome = audit(item, "", 0)

@@ -280,4 +280,5 @@ def _fair_mcq(
         "bloom": item.bloom,
         "stage": item.stage,
         "note": note,
+        "written_by": "model",
     }

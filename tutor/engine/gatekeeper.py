@@ -29,7 +29,8 @@ from tutor.gates.envelopes import (
     QuizAuditEnvelope,
     QuizQuestion,
 )
-from tutor.gates.receipts import MAX_CYCLES, Receipt, make_receipt
+from tutor.gates.floor import MODEL_WRITTEN, floor
+from tutor.gates.receipts import MAX_CYCLES, Receipt, make_receipt, passed_ids
 from tutor.gates.turns import Turn
 from tutor.gates.verdicts import FactCheckVerdict, Verdict
 
@@ -262,11 +263,18 @@ class Gatekeeper:
         envelope: Envelope,
         cycles: int = 0,
         verified: tuple[Verdict, str, str] | None = None,
+        model_written: Sequence[str] = (),
     ) -> Receipt:
+        """The receipt for one turn. A model's verdict is held to the floor of the program's
+        checks (tutor.gates.floor): it can add doubt, never remove it; the receipt says which
+        checks passed what (`checks`)."""
         verdict, verifier, _note = verified or self._verify(envelope)
-        extra: dict[str, Any] = {}
+        offline = offline_verifier.verify(envelope)
+        extra: dict[str, Any] = {"checks": {"offline": passed_ids(envelope, offline)}}
         if verifier == "model" and self.verifier is not None:
-            extra = {
+            extra["checks"]["model"] = passed_ids(envelope, verdict)
+            verdict = floor(envelope, verdict, offline, model_written=model_written)
+            extra |= {
                 "verifier_model": getattr(self.verifier, "model", None),
                 "independent": self.independent,
             }
@@ -285,8 +293,31 @@ class Gatekeeper:
 
     def _check(self, turn: Turn, receipts: Sequence[Receipt]) -> Outcome:
         outcome = check_turn(turn, list(receipts), self.digest)
-        if isinstance(outcome, Emit) and any(r.independent is False for r in receipts):
-            outcome = outcome.model_copy(update={"flags": [*outcome.flags, NOT_INDEPENDENT]})
+        if not isinstance(outcome, Emit):
+            return outcome
+        extra = []
+        floored = [
+            i
+            for r in receipts
+            for i in r.checks.get("model", [])
+            if i in outcome.unverified and r.gate == "fact_check"
+        ]
+        if floored:
+            n = len(floored)
+            extra.append(
+                f"{n} sentence{'s' * (n != 1)} the verifier model passed "
+                f"{'are' if n != 1 else 'is'} marked UNVERIFIED: the program's own checks "
+                "could not find them in the lesson's sources"
+            )
+        if any(
+            r.gate == "quiz_audit" and r.verdict.verdict == "UNVERIFIED" and r.checks.get("model")
+            for r in receipts
+        ):
+            extra.append(MODEL_WRITTEN)
+        if any(r.independent is False for r in receipts):
+            extra.append(NOT_INDEPENDENT)
+        if extra:
+            outcome = outcome.model_copy(update={"flags": [*outcome.flags, *extra]})
         return outcome
 
     def notice_turn(self, message_id: str, content: str) -> Outcome:
@@ -303,11 +334,16 @@ class Gatekeeper:
         concept: str,
         excerpt: str,
         cycles: int = 0,
+        model_written: Sequence[str] = (),
     ) -> Outcome:
         """Audit and check a turn that asks; `cycles`: the revisions made before this audit
-        (a disputed choice item asked again as free recall is one)."""
+        (a disputed choice item asked again as free recall is one); `model_written`: the ids
+        of questions a model wrote (shown UNVERIFIED whatever the verifier says)."""
         receipt = self._receipt(
-            message_id, self.ask_envelope(questions, purpose, concept, excerpt), cycles
+            message_id,
+            self.ask_envelope(questions, purpose, concept, excerpt),
+            cycles,
+            model_written=model_written,
         )
         turn = Turn(message_id=message_id, kind="ask", content=content, questions=questions)
         return self._check(turn, [receipt])

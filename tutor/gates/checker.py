@@ -18,7 +18,7 @@ from tutor.gates.envelopes import (
     ReviewEnvelope,
 )
 from tutor.gates.mcq import audit_all, blocking, has_key_example
-from tutor.gates.offline_verifier import expected_grade
+from tutor.gates.offline_verifier import expected_grade, supported
 from tutor.gates.receipts import MAX_CYCLES, Receipt, receipt_id_ok, unverified_ids
 from tutor.gates.text import Text, excerpt_parts, normalise
 from tutor.gates.turns import REQUIRED_GATES, Turn
@@ -158,6 +158,8 @@ def _check(
         _check_review(by_gate["review"])
     for r in receipts:
         unverified.extend(unverified_ids(r.envelope, r.verdict))
+    if "fact_check" in by_gate:  # the floor, whatever the receipt's verdict says
+        unverified.extend(i for i in _unsupported(by_gate["fact_check"]) if i not in unverified)
     return Emit(
         message_id=turn.message_id, content=turn.content, unverified=unverified, flags=flags
     )
@@ -246,6 +248,22 @@ def _check_fact(turn: Turn, r: Receipt, digest: GateDigest | None, content: Text
         raise _Blocked(
             "F09", f"claims {', '.join(open_ids)} still have issues after {MAX_CYCLES} cycles"
         )
+
+
+def _unsupported(r: Receipt) -> list[str]:
+    """The program's checks are the floor: a claim shown as passed (or as corrected) that the
+    deterministic verifier cannot support — not found in the reference excerpt — is shown
+    UNVERIFIED, whatever verdict the receipt carries."""
+    env, verdict = r.envelope, r.verdict
+    if not isinstance(env, FactCheckEnvelope) or not isinstance(verdict, FactCheckVerdict):
+        return []
+    claims = {c.id: c.claim for c in env.claims}
+    out = []
+    for v in verdict.claims:
+        shown = v.corrected_claim if v.verdict == "ISSUES" else claims.get(v.id)
+        if v.verdict != "UNVERIFIED" and shown and not supported(shown, env.reference_excerpt):
+            out.append(v.id)
+    return out
 
 
 def _bare(text: str) -> str:

@@ -44,13 +44,22 @@ def verify(envelope: Envelope) -> Verdict:
     raise TypeError(f"not an envelope: {type(envelope).__name__}")
 
 
+def supported(claim: str, reference: str) -> bool:
+    """What the deterministic verifier can support: the claim, whitespace-normalised and without
+    its closing punctuation, is found verbatim in the reference excerpt. This is the floor a
+    model verifier cannot lower (tutor.gates.floor)."""
+    ref = normalise(reference)
+    text = normalise(claim).rstrip(" .!;:")
+    return bool(ref) and bool(text) and text in ref
+
+
 def verify_fact_check(envelope: FactCheckEnvelope) -> FactCheckVerdict:
     """A claim passes only when it is found verbatim (whitespace aside) in the reference
     excerpt; anything else needs a model and is UNVERIFIED."""
     reference = normalise(envelope.reference_excerpt)
     out = []
     for c in envelope.claims:
-        found = bool(reference) and normalise(c.claim) in reference
+        found = supported(c.claim, reference)
         out.append(
             ClaimVerdict(
                 id=c.id,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -18,6 +19,7 @@ from tutor.gates.envelopes import (
 from tutor.gates.verdicts import VERDICT_FOR_GATE, FactCheckVerdict, Verdict
 
 Verifier = Literal["offline", "model", "none"]
+Check = Literal["offline", "model"]
 MAX_CYCLES = 2
 
 
@@ -39,6 +41,10 @@ class Receipt(BaseModel):
     # drafted the text (None: no model verdict, or not known)
     verifier_model: str | None = None
     independent: bool | None = None
+    # which checks passed which ids (claims, questions, the graded item, the batch): the
+    # program's deterministic checks (`offline`) and, when one gave a verdict, the model's;
+    # `verdict` is what they support together (tutor.gates.floor). Empty on older receipts.
+    checks: dict[Check, list[str]] = {}
 
     @model_validator(mode="before")
     @classmethod
@@ -86,6 +92,21 @@ def unverified_ids(envelope: Envelope, verdict: Verdict) -> list[str]:
     return []
 
 
+def passed_ids(envelope: Envelope, verdict: Verdict) -> list[str]:
+    """The claim or question ids a verdict passes (all of them for a whole-turn PASS)."""
+    if isinstance(verdict, FactCheckVerdict):
+        return [c.id for c in verdict.claims if c.verdict == "PASS"]
+    if verdict.verdict != "PASS":
+        return []
+    if isinstance(envelope, QuizAuditEnvelope):
+        return [q.id for q in envelope.questions_json]
+    if isinstance(envelope, GradeAuditEnvelope):
+        return [envelope.item.id]
+    if isinstance(envelope, ReviewEnvelope):
+        return [envelope.batch_id]
+    return []
+
+
 def receipt_hash(
     message_id: str,
     envelope: Envelope,
@@ -94,6 +115,7 @@ def receipt_hash(
     verifier: str,
     verifier_model: str | None = None,
     independent: bool | None = None,
+    checks: dict[Check, list[str]] | None = None,
 ) -> str:
     """The receipt id: a hash of the canonical JSON of everything the receipt binds (models
     serialise their fields in declaration order; the only free-form dicts, review writes, are
@@ -103,6 +125,8 @@ def receipt_hash(
     parts = [message_id, envelope.gate, str(cycles), verifier]
     if verifier_model is not None or independent is not None:
         parts += [f"model={verifier_model or ''}", f"independent={independent}"]
+    if checks:
+        parts.append("checks=" + json.dumps(checks, sort_keys=True))
     for part in parts:
         h.update(part.encode("utf-8"))
         h.update(b"\x1f")
@@ -121,10 +145,11 @@ def make_receipt(
     *,
     verifier_model: str | None = None,
     independent: bool | None = None,
+    checks: dict[Check, list[str]] | None = None,
 ) -> Receipt:
     """Bind a verdict to one turn. Raises pydantic.ValidationError when they do not fit."""
     receipt_id = receipt_hash(
-        message_id, envelope, verdict, cycles, verifier, verifier_model, independent
+        message_id, envelope, verdict, cycles, verifier, verifier_model, independent, checks
     )
     receipt = Receipt(
         receipt_id=receipt_id,
@@ -136,6 +161,7 @@ def make_receipt(
         verifier=verifier,
         verifier_model=verifier_model,
         independent=independent,
+        checks=checks or {},
     )
     _remember_hash(receipt, receipt_id)
     return receipt
@@ -155,6 +181,7 @@ def _hash_inputs(r: Receipt) -> tuple[Any, ...]:
         r.message_id,
         r.verifier_model,
         r.independent,
+        json.dumps(r.checks, sort_keys=True),
     )
 
 
@@ -181,6 +208,7 @@ def receipt_id_ok(receipt: Receipt) -> bool:
             receipt.verifier,
             receipt.verifier_model,
             receipt.independent,
+            receipt.checks,
         )
         _remember_hash(receipt, value)
     return receipt.receipt_id == value

@@ -12,10 +12,17 @@ from __future__ import annotations
 import asyncio
 import threading
 
-# Failures that say the endpoint is unhealthy. A model that answered badly (schema, refusal,
-# length) is not a failing endpoint.
-ENDPOINT_FAILURES = frozenset(
-    {"timeout", "rate_limited", "server_error", "connection", "malformed", "unavailable"}
+# Answers that came back but not in the required format, after the bounded re-asks: an
+# endpoint that keeps giving them is as useless to a lesson as one that does not answer.
+FORMAT_FAILURES = frozenset({"schema", "refusal"})
+# Failures that say the endpoint is unhealthy (a length cut-off is not counted: a long answer
+# is the model's, not the endpoint's).
+ENDPOINT_FAILURES = (
+    frozenset({"timeout", "rate_limited", "server_error", "connection", "malformed", "unavailable"})
+    | FORMAT_FAILURES
+)
+FORMAT_NOTICE = (
+    "The model's answers do not follow the required format — going on with the lesson's own text."
 )
 
 
@@ -28,6 +35,8 @@ class CircuitBreaker:
         self.reason = ""
         self._told = False
         self.trips = 0
+        self.format_trip = False  # opened because the answers did not follow the format
+        self._last_kind = ""
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
 
     @property
@@ -37,6 +46,14 @@ class CircuitBreaker:
     def success(self) -> None:
         with self._lock:
             self._consecutive = 0
+            self._last_kind = ""
+
+    @property
+    def reask(self) -> bool:
+        """Whether an invalid answer is worth re-asking: not once the last logical call failed
+        on its format after its own re-asks (the endpoint has shown re-asking does not help;
+        a valid answer makes it worth it again)."""
+        return self._last_kind not in FORMAT_FAILURES
 
     def failure(self, kind: str, detail: str = "") -> None:
         """Count one failed logical call; a timeout opens the breaker at once."""
@@ -46,8 +63,10 @@ class CircuitBreaker:
             if self._open:
                 return
             self._consecutive += 1
+            self._last_kind = kind
             if kind != "timeout" and self._consecutive < self.threshold:
                 return
+            self.format_trip = kind in FORMAT_FAILURES
             waiters = self._trip(
                 (detail or "no answer within the timeout")
                 if kind == "timeout"
@@ -88,16 +107,25 @@ class CircuitBreaker:
             self._consecutive = 0
             self._told = False
             self.reason = ""
+            self.format_trip = False
+            self._last_kind = ""
 
     def notice(
         self, who: str = "The model", then: str = "the lesson's own text and the offline checks"
     ) -> str | None:
-        """The one message for the learner after the breaker opened; None after that."""
+        """The one message for the learner after the breaker opened; None after that. When the
+        answers kept failing their format: FORMAT_NOTICE (`who` names the verifier model when it
+        is a separate one)."""
         with self._lock:
             if not self._open or self._told:
                 return None
             self._told = True
             reason = self.reason
+            format_trip = self.format_trip
+        if format_trip:
+            if who == "The model":
+                return FORMAT_NOTICE
+            return FORMAT_NOTICE.replace("The model's", f"{who}'s", 1)
         return (
             f"{who} stopped answering ({reason}); this lesson goes on offline, with {then}. "
             "It is tried again at the next lesson."

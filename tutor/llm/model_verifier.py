@@ -115,7 +115,11 @@ async def verify_with_model(provider: Provider, envelope: Envelope) -> Verdict:
     except ModelFailure as failure:
         return unverified_verdict(envelope, f"the model verifier could not run ({failure.kind})")
     verdict = reconcile(envelope, verdict)
-    return _with_mechanical_flags(verdict, deterministic) if gate == "quiz_audit" else verdict
+    if gate == "quiz_audit":
+        verdict = _with_mechanical_flags(verdict, deterministic)
+    from tutor.gates.floor import floor
+
+    return floor(envelope, verdict, deterministic)  # a model can add doubt, never remove it
 
 
 async def verify_for_receipt(provider: Provider, envelope: Envelope) -> tuple[Verdict, str, str]:

@@ -533,10 +533,10 @@ class OpenAIProvider:
                         ask + 1,
                         MAX_REASKS + 1,
                     )
-                    if ask == MAX_REASKS:
+                    if ask == MAX_REASKS or not self.breaker.reask:
                         raise ModelFailure(
                             "schema",
-                            f"no valid {schema.__name__} after {MAX_REASKS} re-asks: "
+                            f"no valid {schema.__name__} after {ask} re-asks: "
                             + "; ".join(errors[:3]),
                         ) from None
                     history += [{"role": "assistant", "content": content}, reask_message(errors)]

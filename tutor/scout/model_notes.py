@@ -115,7 +115,9 @@ async def synthesis(
     Like teaching text it goes through fact_check: every asserting sentence is a claim
     (tutor.gates.claims), verified by the verifier model against the sources' text. Only
     sentences that PASS (or their corrections) are kept; a sentence with issues, or that no
-    model could check, is dropped with a warning — a digest has no UNVERIFIED mark to carry."""
+    model could check, is dropped with a warning — a digest has no UNVERIFIED mark to carry.
+    The program's checks are the floor: a sentence they cannot support (not found in the
+    sources' text) is dropped whatever the verifier model says."""
     from tutor.llm import ModelFailure
 
     try:
@@ -144,6 +146,9 @@ async def _fact_checked(
 ) -> tuple[str | None, list[str]]:
     from tutor.gates.claims import extract_claims
     from tutor.gates.envelopes import Claim, FactCheckEnvelope
+    from tutor.gates.floor import floor
+    from tutor.gates.offline_verifier import supported
+    from tutor.gates.offline_verifier import verify as verify_offline
     from tutor.gates.verdicts import FactCheckVerdict
     from tutor.llm.model_verifier import verify_for_receipt
 
@@ -159,6 +164,9 @@ async def _fact_checked(
     )
     verifier = getattr(provider, "verifier", None) or provider
     verdict, _ran, note = await verify_for_receipt(verifier, envelope)
+    # the program's checks are the floor: a sentence (or a correction) they cannot support is
+    # dropped whatever the verifier model says — a digest has no UNVERIFIED mark to carry
+    verdict = floor(envelope, verdict, verify_offline(envelope))
     kept: list[str] = []
     dropped = 0
     if isinstance(verdict, FactCheckVerdict):
@@ -167,7 +175,12 @@ async def _fact_checked(
             v = by_id.get(c.id)
             if v is not None and v.verdict == "PASS":
                 kept.append(c.claim)
-            elif v is not None and v.verdict == "ISSUES" and v.corrected_claim:
+            elif (
+                v is not None
+                and v.verdict == "ISSUES"
+                and v.corrected_claim
+                and supported(v.corrected_claim, envelope.reference_excerpt)
+            ):
                 kept.append(v.corrected_claim)
             else:
                 dropped += 1
@@ -176,7 +189,8 @@ async def _fact_checked(
         why = f" ({note})" if note else ""
         warnings.append(
             f"dropped {dropped} of {len(claims)} sentences of the model's synthesis: "
-            f"the fact check did not pass them{why}"
+            f"the fact check did not pass them, or the program's checks could not find them "
+            f"in the sources{why}"
         )
     if not kept:
         return None, [*warnings, "the synthesis was assembled from the sources"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_model_format import MAX_REQUESTS
+from test_model_format import MAX_REQUESTS
+
 from tutor.llm import breaker
 from tutor.llm.openai_provider import MAX_REASKS
 from tutor.llm.settings import load_settings

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from test_model_gaps import Behaviour, drafting, endpoint, run, taught
 
-from tests.test_model_gaps import Behaviour, drafting, endpoint, run, taught
 from tutor.llm.breaker import FORMAT_NOTICE
 
 MAX_REQUESTS = 15  # CONTRACT.md, Models: "a lesson sends at most 15 requests to an endpoint…"

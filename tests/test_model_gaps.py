@@ -21,9 +21,10 @@ from learning_system.curriculum import load_curriculum
 from learning_system.store import Store
 from tutor.config import builtin_course_path
 from tutor.engine.drafter import Drafter
-from tutor.engine.gatekeeper import NOT_INDEPENDENT, Gatekeeper
+from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.session import Session
 from tutor.engine.turns import Action, Prompt
+from tutor.engine.verifiers import NOT_INDEPENDENT
 from tutor.gates import samples
 from tutor.gates.checker import Emit
 from tutor.llm import make_provider

@@ -14,7 +14,9 @@ from typing import Any
 
 from learning_system.store import Store
 from tutor import aio
+from tutor.engine import gate_envelopes
 from tutor.engine.progress import Activity
+from tutor.engine.verifiers import NOT_INDEPENDENT, describe, online, same_model
 from tutor.gates import offline_verifier
 from tutor.gates.audit import save_receipt
 from tutor.gates.checker import Block, Emit, check_turn
@@ -24,9 +26,6 @@ from tutor.gates.envelopes import (
     Claim,
     Envelope,
     FactCheckEnvelope,
-    GradeAuditEnvelope,
-    ProposedGrade,
-    QuizAuditEnvelope,
     QuizQuestion,
 )
 from tutor.gates.floor import MODEL_WRITTEN, floor
@@ -38,44 +37,6 @@ Outcome = Emit | Block
 # What a draft reviser returns: the revised text, or None when it cannot revise.
 Reviser = Callable[[str, list[tuple[str, str]]], str | None]
 log = logging.getLogger("tutor.engine")
-NOT_INDEPENDENT = (
-    "checked by the model that wrote it, not by an independent verifier "
-    "(set TUTOR_VERIFIER_MODEL for one)"
-)
-
-
-def _online(provider: Any) -> bool:
-    return provider is not None and not getattr(provider, "offline", True)
-
-
-def _same_model(a: Any, b: Any) -> bool:
-    if a is b:
-        return True
-    sa, sb = getattr(a, "settings", None), getattr(b, "settings", None)
-    if sa is None or sb is None:
-        return getattr(a, "model", None) == getattr(b, "model", None)
-    from tutor.llm.settings import same_model
-
-    return same_model(sa, sb)
-
-
-def describe(envelopes: Sequence[Envelope]) -> str:
-    """What a verification is doing, for the learner waiting on it."""
-    claims = sum(len(e.claims) for e in envelopes if isinstance(e, FactCheckEnvelope))
-    sources = len({u for e in envelopes if isinstance(e, FactCheckEnvelope) for u in e.source_urls})
-    questions = sum(len(e.questions_json) for e in envelopes if isinstance(e, QuizAuditEnvelope))
-    grades = sum(isinstance(e, GradeAuditEnvelope) for e in envelopes)
-    parts = []
-    if claims:
-        parts.append(
-            f"checking {claims} claim{'s' * (claims != 1)} against {sources} "
-            f"source{'s' * (sources != 1)}"
-        )
-    if questions:
-        parts.append(f"auditing {questions} question{'s' * (questions != 1)}")
-    if grades:
-        parts.append(f"checking {grades} grade{'s' * (grades != 1)}")
-    return "; ".join(parts) or "verifying"
 
 
 class Gatekeeper:
@@ -93,13 +54,13 @@ class Gatekeeper:
     ) -> None:
         self.store = store
         self.digest = digest
-        self.provider = provider if _online(provider) else None
+        self.provider = provider if online(provider) else None
         verifier = getattr(self.provider, "verifier", None) or self.provider
-        self.verifier = verifier if _online(verifier) else None
+        self.verifier = verifier if online(verifier) else None
         self.independent = (
             self.verifier is not None
             and self.provider is not None
-            and not _same_model(self.verifier, self.provider)
+            and not same_model(self.verifier, self.provider)
         )
         self._verdicts: dict[str, tuple[Verdict, str, str]] = {}
         self._in_flight: dict[str, threading.Event] = {}
@@ -221,41 +182,8 @@ class Gatekeeper:
                 self._in_flight.pop(key, None)
         done.set()
 
-    @staticmethod
-    def ask_envelope(
-        questions: list[QuizQuestion], purpose: str, concept: str, excerpt: str
-    ) -> QuizAuditEnvelope:
-        return QuizAuditEnvelope.model_validate(
-            {
-                "questions_json": questions,
-                "purpose": purpose,
-                "concept": concept,
-                "bloom_levels": sorted({q.target_bloom or "understand" for q in questions}),
-                "source_excerpt": excerpt,
-            }
-        )
-
-    @staticmethod
-    def grade_envelope(
-        item: QuizQuestion,
-        answer: str,
-        passed: bool,
-        excerpt: str,
-        rubric: list[str] | None = None,
-        error_type: str | None = None,
-        rubric_hits: list[str] | None = None,
-    ) -> GradeAuditEnvelope:
-        return GradeAuditEnvelope(
-            item=item,
-            learner_answer=answer,
-            proposed_grade=ProposedGrade(
-                passed=passed,
-                error_type=error_type,
-                rubric_hits=rubric_hits or [],
-            ),
-            rubric=rubric or [],
-            reference_excerpt=excerpt,
-        )
+    ask_envelope = staticmethod(gate_envelopes.ask_envelope)
+    grade_envelope = staticmethod(gate_envelopes.grade_envelope)
 
     def _receipt(
         self,

@@ -119,13 +119,15 @@ def test_checkpoint_questions_and_the_explain_back_find_their_audit_ready(store,
     ready: list[tuple[str, bool]] = []
     real_ask = Gatekeeper.ask
 
-    def ask(self, message_id, content, questions, purpose, concept, excerpt, cycles=0):
+    def ask(self, message_id, content, questions, purpose, concept, excerpt, cycles=0, **kw):
         key = self.ask_envelope(questions, purpose, concept, excerpt).model_dump_json()
         q = questions[0]
         asked_first = q.type != "free_recall" or q.id.endswith("-recall")
         if purpose == "checkpoint" and (asked_first or q.question.startswith("Explain")):
             ready.append((q.question[:40], key in self._verdicts))
-        return real_ask(self, message_id, content, questions, purpose, concept, excerpt, cycles)
+        return real_ask(
+            self, message_id, content, questions, purpose, concept, excerpt, cycles, **kw
+        )
 
     monkeypatch.setattr(Gatekeeper, "ask", ask)
     with ModelServer(default=valid_reply) as srv:

@@ -1,5 +1,6 @@
-"""Lesson end: a lesson that taught or asked something is finished (the pending ingest is
-written from it); one where nothing was taught or asked is not recorded as done."""
+"""Lesson end: a lesson that asked something is finished (the pending ingest is written from
+it); one where nothing was taught or asked, or every question was withheld, is not recorded as
+done, and its last screen says why and what to do."""
 
 from __future__ import annotations
 

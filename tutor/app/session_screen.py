@@ -300,15 +300,15 @@ class SessionScreen(Screen[None]):
                 Input(placeholder="in your words, what happened? (enter)", id="attribution")
             )
         if prompt.unverified and prompt.stage != "teach":
-            # questions and grades no model checked (offline, the semantic quiz rules): one
-            # quiet badge, not an alarm
-            widgets.append(Static(safe("◦ UNVERIFIED: not checked by a model"), classes="muted"))
+            # questions and grades the checks could not verify (offline: the semantic quiz
+            # rules; a question a model wrote): one quiet badge, not an alarm
+            widgets.append(Static(safe("◦ UNVERIFIED: could not be verified"), classes="muted"))
         elif prompt.unverified:
             widgets.append(
                 Static(
                     safe(
-                        f"⚠ {len(prompt.unverified)} part(s) UNVERIFIED — no "
-                        "verifier could check them; treat them with care."
+                        f"⚠ {len(prompt.unverified)} part(s) UNVERIFIED — they could not be "
+                        "verified against the sources; treat them with care."
                     ),
                     classes="unverified",
                 )

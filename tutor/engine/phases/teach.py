@@ -46,12 +46,14 @@ def run(ctx: LessonContext, plan: list[Step]) -> Script:
 def teach_step(ctx: LessonContext, step: Step, n: int, plan: list[Step]) -> Script:
     total = len(plan)
     ctx.prep.steps(plan, n)
-    # while the step is read: the audit of the checkpoint after it, and after the last step
-    # the explain-back's and the quiz's
+    # while the step is read: the audit of the checkpoint after it (nothing is asked while a
+    # step is read, so it is the item the checkpoint will ask), and after the last step the
+    # explain-back's and the quiz's
+    item = checkpoint_item(ctx, step, n) if n < total else None
     if n == total:
         ctx.prep.gated_audit("audit:feynman", "checkpoint", feynman_prompt(ctx))
         ctx.prep.quiz()
-    elif ctx.drafter is not None and (item := checkpoint_item(ctx, step, n)) is not None:
+    elif item is not None:
         ctx.prep.audits(f"audit:check:{n}", [item], "checkpoint")
     made, outcome = ctx.prep.step(step, n)
     title = f"Step {n}/{total} · {step.title}"
@@ -68,17 +70,16 @@ def teach_step(ctx: LessonContext, step: Step, n: int, plan: list[Step]) -> Scri
     ctx.taught.append(
         Taught(outcome.message_id, step.title, outcome.content, made["sources"], outcome.unverified)
     )
-    yield from checkpoint(ctx, step, n, total)
+    yield from checkpoint(ctx, n, total, item)
 
 
-def checkpoint(ctx: LessonContext, step: Step, n: int, total: int) -> Script:
+def checkpoint(ctx: LessonContext, n: int, total: int, item: Presented | None) -> Script:
     """A checkpoint after every second step (and the last): the Feynman explain-back at the
     end of the lesson; otherwise the step's checkpoint item, asked with feedback."""
     title = f"Step {n}/{total} · checkpoint"
     if n == total:
         yield from feynman(ctx, title)
         return
-    item = checkpoint_item(ctx, step, n)
     if item is not None:
         yield from ask(ctx, item, "checkpoint", title, ctx.concept, feedback=True)
 

@@ -10,7 +10,6 @@ import sqlite3
 import subprocess
 import sys
 
-import pytest
 from plain_driver import Learner, reply
 
 from learning_system.store import Store
@@ -123,13 +122,6 @@ def test_a_log_that_cannot_be_replayed_starts_the_lesson_afresh_keeping_answers(
         assert store.rows("SELECT count(*) AS n FROM attempts")[0]["n"] >= attempts
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known race, open: on a fresh home the refused tutor "
-    "sometimes waits out the store's 30 s busy wait (SQLite lock during the first "
-    "migration / WAL switch) instead of getting the lease message; seen once in "
-    "five CI runs",
-)
 def test_two_tutors_on_a_fresh_home_one_teaches_the_other_is_told(tmp_path):
     for round_ in range(3):
         home = tmp_path / f"home{round_}"

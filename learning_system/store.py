@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from learning_system.errors import LearningSystemError
 from learning_system.text import valid_data, valid_text
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from learning_system.tables.records import Records
     from learning_system.tables.sessions import Sessions
 
+T = TypeVar("T")
 Params = Sequence[object] | Mapping[str, object]
 
 SCHEMA_VERSION = 2
@@ -282,13 +283,18 @@ class Store:
                 f"cannot create the folder for {self.path}: {exc.strerror}. "
                 "Set TUTOR_HOME to a folder you can write to."
             ) from None
-        conn = self._connect()
+        conn = self._until_free(self._connect)
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
+            # switching a fresh file to WAL can meet another tutor's lock without SQLite's busy
+            # handler being called (it would deadlock), so it is retried like a busy BEGIN
+            self._until_free(lambda: conn.execute("PRAGMA journal_mode=WAL"))
             conn.execute("PRAGMA synchronous=FULL")
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise self._error(exc) from None
+        except StoreError:
+            conn.close()
+            raise
         self.conn = conn
         self._migrate()
 
@@ -332,23 +338,35 @@ class Store:
         return sqlite_utils.Database(self.conn)
 
     def _connect(self) -> sqlite3.Connection:
-        """The read-write connection, once the file passed its checks; waits out a lock."""
-        deadline = time.monotonic() + self.wait
+        """The read-write connection, once the file passed its checks."""
+        return sqlite3.connect(
+            str(self.path),
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=min(self.wait, 1.0),
+        )
+
+    def _until_free(self, action: Callable[[], T]) -> T:
+        """`action`, tried again while another program holds the lock (saying so once), until
+        `self.wait` seconds have passed; then StoreBusy with the time actually waited."""
+        start = time.monotonic()
         told = False
         while True:
             try:
-                return sqlite3.connect(
-                    str(self.path),
-                    isolation_level=None,
-                    check_same_thread=False,
-                    timeout=min(self.wait, 1.0),
-                )
+                return action()
             except sqlite3.OperationalError as exc:
                 if not _is_busy(exc):
                     raise self._error(exc) from None
-                told = self._tell_waiting(told)
-                if time.monotonic() >= deadline:
-                    raise self._error(exc) from None
+                if not told and self.notify is not None:
+                    self.notify(
+                        f"waiting for {self.path.name}: another program is writing to it "
+                        f"(giving up after {self.wait:g} s)"
+                    )
+                told = True
+                waited = time.monotonic() - start
+                if waited >= self.wait:
+                    raise self._error(exc, waited) from None
+                time.sleep(0.01)
 
     def _migrate(self) -> None:
         """Forward migrations, one transaction per version. The version is read again inside
@@ -363,20 +381,13 @@ class Store:
                 MIGRATIONS[version](self.conn)
                 c.execute(f"PRAGMA user_version={version + 1}")
 
-    def _tell_waiting(self, told: bool) -> bool:
-        if not told and self.notify is not None:
-            self.notify(
-                f"waiting for {self.path.name}: another program is writing to it "
-                f"(giving up after {self.wait:g} s)"
-            )
-        return True
-
-    def _error(self, exc: sqlite3.Error) -> StoreError:
-        """The one-line StoreError for an SQLite failure."""
+    def _error(self, exc: sqlite3.Error, waited: float | None = None) -> StoreError:
+        """The one-line StoreError for an SQLite failure (`waited`: seconds spent waiting)."""
         text = str(exc)
         if _is_busy(exc):
+            how_long = f" for {waited:.1f} s" if waited is not None else ""
             return StoreBusy(
-                f"{self.path} stayed locked by another program for {self.wait:g} s, so nothing "
+                f"{self.path} stayed locked by another program{how_long}, so nothing "
                 "was written. Close the other tutor (or program using it) and run the command "
                 "again."
             )
@@ -451,18 +462,7 @@ class Store:
                 raise self._error(exc) from None
 
     def _begin(self) -> None:
-        deadline = time.monotonic() + self.wait
-        told = False
-        while True:
-            try:
-                self.conn.execute("BEGIN IMMEDIATE")
-                return
-            except sqlite3.OperationalError as exc:
-                if not _is_busy(exc):
-                    raise self._error(exc) from None
-                told = self._tell_waiting(told)
-                if time.monotonic() >= deadline:
-                    raise self._error(exc) from None
+        self._until_free(lambda: self.conn.execute("BEGIN IMMEDIATE"))
 
     def _rollback(self) -> None:
         if self.conn.in_transaction:

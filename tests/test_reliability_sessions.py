@@ -196,3 +196,5 @@ def test_a_store_held_locked_by_another_program_waits_then_gives_up_in_one_line(
     lines = err.strip().splitlines()
     assert lines[0].startswith("tutor: waiting for tutor.db: another program is writing to it")
     assert lines[-1].startswith("tutor: ") and "stayed locked by another program" in lines[-1]
+    waited = re.search(r"for (\d+\.\d) s", lines[-1])
+    assert waited and 0.5 <= float(waited.group(1)) < 5  # the time actually waited, not "30 s"

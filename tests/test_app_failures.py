@@ -6,7 +6,7 @@ box mounts reach it."""
 from __future__ import annotations
 
 import pytest
-from app_driver import act_as_learner, answer, keys_of, seed_lesson, settle
+from app_driver import act_as_learner, answer, keys_of, open_elsewhere, seed_lesson, settle
 
 from learning_system.store import Store, StoreError
 from tutor.app.app import TutorApp
@@ -49,24 +49,17 @@ def _titles(app: TutorApp) -> list[str]:
     return [n.title for n in app._notifications]
 
 
+def _errors_shown(app: TutorApp) -> list[str]:
+    return [n.title for n in app._notifications if n.severity == "error" and n.title and n.message]
+
+
 def _text(screen: SessionScreen) -> str:
     return " ".join(str(w.render()) for w in screen.query("#body Static"))
 
 
-def _open_elsewhere(home):
-    """Another tutor with the paused lesson open: its own store connection and lease."""
-    from tutor import learner
-    from tutor.engine.runner import open_session
-
-    store = Store(home / "tutor.db")
-    session = open_session(store, learner.load(learner.continue_path(store)), offline=True)
-    assert session is not None
-    return store, session
-
-
 async def test_a_lesson_open_in_another_tutor_says_so_and_can_be_taken_over(home):
     seeded = seed_lesson(home, lambda p: p.kind == "choice")
-    other_store, other = _open_elsewhere(home)
+    other_store, other = open_elsewhere(home)
     app = _app(home)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -90,7 +83,7 @@ async def test_a_lesson_open_in_another_tutor_says_so_and_can_be_taken_over(home
 
 async def test_a_held_lesson_leaves_the_app_usable_back_home_and_quit(home):
     seed_lesson(home, lambda p: p.kind == "choice")
-    other_store, other = _open_elsewhere(home)
+    other_store, other = open_elsewhere(home)
     app = _app(home)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -105,6 +98,28 @@ async def test_a_held_lesson_leaves_the_app_usable_back_home_and_quit(home):
     finally:
         other.close()
         other_store.close()
+
+
+async def test_a_lesson_taken_over_by_another_tutor_says_so_at_the_next_answer(home):
+    seeded = seed_lesson(home, lambda p: p.kind == "choice")
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _lesson_screen(pilot)
+        await settle(pilot, screen)
+        other_store, other = open_elsewhere(home, take_over=True)
+        try:
+            await pilot.press("2", "s")
+            await _until(
+                pilot, lambda: "another tutor" in str(screen.query_one("#status").render()), "it"
+            )
+            assert screen.prompt.message_id == seeded.message_id and not screen.busy
+            assert act_as_learner(other).message_id != seeded.message_id  # it goes on there
+        finally:
+            other.close()
+            other_store.close()
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
 
 
 def _fill(store: Store) -> None:
@@ -156,11 +171,11 @@ async def test_a_refused_write_keeps_the_answer_and_saves_it_once_on_retry(
             _fill(store)
         await pilot.press("2", "s")
         await _until(pilot, lambda: screen.unsaved is not None, "the answer was not saved")
-        assert "not saved" in str(screen.query_one("#status").render())
+        assert "Not saved" in str(screen.query_one("#status").render())
         assert screen.prompt.message_id == seeded.message_id
         assert screen.pending is not None and screen.pending.value == "1"
         assert "confidence" in str(screen.query_one("#confidence").render())
-        assert app._notifications  # the store's own words, with its title
+        assert _errors_shown(app)  # the store's own words, under its title
         monkeypatch.undo()
         _free(store)
         store.conn.execute("PRAGMA query_only = OFF")
@@ -216,7 +231,7 @@ async def test_a_failing_clerk_says_so_and_leaves_the_app_usable(home, tmp_path,
             "the lesson end",
         )
         assert "lesson end could not be written" in str(screen.query_one("#end").render())
-        assert any(t == "Store problem" or "Store" in t for t in _titles(app)), _titles(app)
+        assert _errors_shown(app)
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
@@ -255,3 +270,13 @@ async def test_keys_typed_while_the_answer_box_mounts_reach_it(home, monkeypatch
         widget = screen.query_one("#answer")
         assert (widget.text if box == "text" else widget.value) == typed
         assert widget.has_focus
+
+
+def test_the_contract_states_what_the_app_says():
+    from pathlib import Path
+
+    from learning_system.session_lock import SessionBusy
+
+    contract = (Path(__file__).resolve().parents[1] / "CONTRACT.md").read_text(encoding="utf-8")
+    section = " ".join(contract.split("## The app when something fails", 1)[1].split())
+    assert f'"{SessionBusy.title}"' in section and "`t` to take the lesson over" in section

@@ -141,10 +141,8 @@ class TutorApp(App[int]):
     def action_quit_saved(self) -> None:
         from tutor.app.session_screen import SessionScreen
 
-        for screen in self.screen_stack:
-            if isinstance(screen, SessionScreen):
-                screen.stop_session()
-        self.exit(0)
+        stopped = [s.stop_session() for s in self.screen_stack if isinstance(s, SessionScreen)]
+        self.exit(0, message="\n".join(note for note in stopped if note) or None)
 
     # one place for every worker failure --------------------------------------------------
     @on(Worker.StateChanged)

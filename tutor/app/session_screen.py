@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from learning_system.errors import LearningSystemError
 from learning_system.session_lock import SessionBusy
+from learning_system.store import SessionConflict
 from tutor.app.failures import Failure, ReportingScreen
 from tutor.app.help import HelpScreen
 from tutor.app.key_line import KeyLine
@@ -171,14 +172,14 @@ class SessionScreen(ReportingScreen):
         elif isinstance(error, InvalidAction):
             self.pending = None  # what was typed stays on the screen
             self.query_one("#confidence", Static).update("")
+        elif isinstance(error, SessionConflict):  # taken over: nothing more is written here
+            self.query_one("#status", Static).update(
+                safe("✗ Not saved: another tutor has this lesson now · q quits", "bold")
+            )
         else:  # not saved: the answer (and its confidence tag) stays, to be sent again
             self.unsaved, self.stale = self.sending, True
             self.query_one("#status", Static).update(
-                safe(
-                    f"✗ Your answer was not saved ({failure.title}). It is still here: "
-                    "press enter (or the same key) to save it.",
-                    "bold",
-                )
+                safe("✗ Not saved · your answer is kept · enter saves it", "bold")
             )
         self.refresh_bindings()
 
@@ -637,12 +638,19 @@ class SessionScreen(ReportingScreen):
         self.app.push_screen(HelpScreen(self.prompt.title if self.prompt else "lesson", keys))
 
     def action_pause(self) -> None:
-        self.stop_session()
-        self.app.exit(0)
+        cast("TutorApp", self.app).action_quit_saved()
 
-    def stop_session(self) -> None:
+    def stop_session(self) -> str | None:
+        """Stop the engine's work and mark the lesson paused. When that mark cannot be written
+        (a full disk, a lesson taken over) it says why; the lesson resumes from its log alike."""
         self.activity.cancel()
-        if self.session is not None:
+        if self.session is None:
+            return None
+        try:
             if not self.session.done:
                 self.session.pause()
+        except LearningSystemError as exc:
+            return f"{exc.title}: {exc}"
+        finally:
             self.session.close()
+        return None

@@ -272,6 +272,17 @@ async def test_keys_typed_while_the_answer_box_mounts_reach_it(home, monkeypatch
         assert widget.has_focus
 
 
+async def test_views_that_cannot_be_written_say_so_and_the_app_goes_on(home):
+    (home / "views").write_text("a file where the views folder goes", encoding="utf-8")
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        app.write_views()
+        await _until(pilot, lambda: _errors_shown(app), "the views failure")
+        screen = await _lesson_screen(pilot)
+        await settle(pilot, screen)  # the lesson opens: its sources, then its first screen
+        assert screen.stage == "scout"
+
+
 def test_the_contract_states_what_the_app_says():
     from pathlib import Path
 

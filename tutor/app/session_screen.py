@@ -81,7 +81,7 @@ class SessionScreen(ReportingScreen):
         self.pending: Action | None = None  # an answer waiting for its confidence tag
         self.busy = True
         self.scout: list[str] = []
-        self.stage = "opening"  # opening, scout, prompt, failed (could not open)
+        self.stage = "opening"  # opening, scout, prompt; failed: it could not be opened
         self.activity = Activity(self._post_progress)
         self.open_error: BaseException | None = None
         self.sending: Action | None = None  # the action the engine is saving
@@ -105,10 +105,11 @@ class SessionScreen(ReportingScreen):
         yield KeyLine()
 
     def on_mount(self) -> None:
-        self.query_one("#title", Static).update(
-            "Preparing the lesson…" if self.kind == "lesson" else "Review"
-        )
+        self.query_one("#title", Static).update(self._opening_title())
         self.open_session()
+
+    def _opening_title(self) -> str:
+        return "Preparing the lesson…" if self.kind == "lesson" else "Review"
 
     # workers ---------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False, name="open")
@@ -193,9 +194,7 @@ class SessionScreen(ReportingScreen):
             )
         self.query_one("#title", Static).update(safe(failure.title, "bold"))
         self.query_one("#position", Static).update("")
-        await self._body(
-            Static(safe(failure.text), classes="failure"), Static(safe(keys), classes="muted")
-        )
+        await self._body(Static(safe(failure.text)), Static(safe(keys), classes="muted"))
         self.refresh_bindings()
 
     def _held_elsewhere(self) -> bool:
@@ -204,7 +203,7 @@ class SessionScreen(ReportingScreen):
     async def _reopen(self, take_over: bool = False) -> None:
         cast("TutorApp", self.app).take_over = take_over
         self.stage, self.open_error, self.busy = "opening", None, True
-        self.query_one("#title", Static).update("Preparing the lesson…")
+        self.query_one("#title", Static).update(self._opening_title())
         await self.show_text("taking the lesson over…" if take_over else "opening it again…")
         self.refresh_bindings()
         self.open_session()

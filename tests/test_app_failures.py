@@ -189,6 +189,30 @@ async def test_a_refused_write_keeps_the_answer_and_saves_it_once_on_retry(
         assert _answers(store, session_id)[0] == before[0] + 2
 
 
+async def test_a_written_answer_refused_by_a_full_disk_stays_and_saves_once(home):
+    from app_driver import TEXT_ANSWER
+
+    seeded = seed_lesson(home, lambda p: p.kind == "text")
+    app = _app(home)
+    store = app.store
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _lesson_screen(pilot)
+        await settle(pilot, screen)
+        session_id = screen.session.id
+        before = _answers(store, session_id)
+        _fill(store)
+        await pilot.press(*keys_of(TEXT_ANSWER), "ctrl+s")  # holding it fails: said, not fatal
+        await pilot.press("s")
+        await _until(pilot, lambda: screen.unsaved is not None, "the answer was not saved")
+        assert screen.query_one("#answer").text == TEXT_ANSWER
+        assert screen.prompt.message_id == seeded.message_id
+        _free(store)
+        await pilot.press("s")  # the same key again
+        await settle(pilot, screen)
+        assert screen.prompt.message_id != seeded.message_id
+        assert _answers(store, session_id) == (before[0] + 1, before[1] + 1)
+
+
 def _seed_before_the_end(home, scratch) -> None:
     """The store in `home` paused at the lesson's last prompt before its end (the lesson is
     played once in `scratch` to count its steps; it is deterministic offline)."""

@@ -79,6 +79,8 @@ class StoreHistoryLost(StoreError):
 class SessionConflict(StoreError):
     """A session event or update collided with another tutor writing the same session."""
 
+    title = "Lesson taken over"
+
 
 def is_busy(exc: sqlite3.Error) -> bool:
     code = getattr(exc, "sqlite_errorcode", None)

@@ -14,6 +14,9 @@ from learning_system.text import InputLimitError, loads_bounded
 STAGES = ("pre", "check", "post")
 OPTION_COUNT = 4
 _BANK_KEYS = ("questions", "items", "quiz")
+# real banks hold 5 to 30 questions; past this many the rest is left out (with a note), so the
+# work of presenting a lesson stays bounded whatever a bank holds
+MAX_QUIZ_ITEMS = 200
 
 
 class QuizItem(BaseModel):
@@ -60,8 +63,17 @@ def parse_quiz_bank(text: str, id_prefix: str) -> tuple[list[QuizItem], list[Not
         return [], [(None, 'expected a list of questions or {"questions": [...]}; none read')]
     if not raw_items:
         return [], [(None, "quiz bank is empty")]
-    items: list[QuizItem] = []
     notes: list[Note] = []
+    if len(raw_items) > MAX_QUIZ_ITEMS:
+        notes.append(
+            (
+                None,
+                f"{len(raw_items)} questions, more than the limit of {MAX_QUIZ_ITEMS}; "
+                f"only the first {MAX_QUIZ_ITEMS} are used",
+            )
+        )
+        raw_items = raw_items[:MAX_QUIZ_ITEMS]
+    items: list[QuizItem] = []
     seen_ids: set[str] = set()
     for index, raw in enumerate(raw_items):
         fallback_id = f"{id_prefix}-q{index + 1:02d}"

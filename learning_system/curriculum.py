@@ -16,7 +16,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from learning_system.curriculum_doc import Link, Section, parse_lesson_doc, section_block
-from learning_system.curriculum_files import OUTSIDE, outside_target, read_regular
+from learning_system.curriculum_files import (
+    MAX_DOC_BYTES,
+    MAX_GLOSSARY_BYTES,
+    MAX_QUIZ_BYTES,
+    OUTSIDE,
+    outside_target,
+    read_regular,
+)
 from learning_system.curriculum_glossary import parse_glossary
 from learning_system.curriculum_quiz import QuizItem, parse_quiz_bank
 from learning_system.curriculum_refs import (
@@ -46,11 +53,6 @@ BUILTIN_NAME = "built-in course"
 DOC_FILE = Path("docs") / "en.md"
 QUIZ_FILE = "quiz.json"
 GLOSSARY_FILE = Path("glossary") / "terms.md"
-# Size caps (real lessons are about 30 KiB, banks 4 KiB): past them a file is cut (documents,
-# glossary) or not read (a quiz bank cannot be cut), with a warning.
-MAX_DOC_BYTES = 1024 * 1024
-MAX_GLOSSARY_BYTES = 4 * 1024 * 1024
-MAX_QUIZ_BYTES = 4 * 1024 * 1024
 
 
 class CurriculumError(LearningSystemError):

@@ -9,6 +9,12 @@ import stat
 from pathlib import Path
 
 OUTSIDE = "links outside the curriculum"
+# Size caps (real lessons are about 30 KiB, banks 4 KiB): past them a file is cut (documents,
+# glossary) or not read (a quiz bank cannot be cut), with a warning. Every reader of a
+# curriculum's files (the loader, the Scout, packets) reads through `read_regular` with these.
+MAX_DOC_BYTES = 1024 * 1024
+MAX_GLOSSARY_BYTES = 4 * 1024 * 1024
+MAX_QUIZ_BYTES = 4 * 1024 * 1024
 
 
 def outside_target(path: Path, root: Path) -> str | None:

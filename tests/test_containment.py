@@ -150,9 +150,9 @@ def test_a_10000_item_bank_is_cut_to_the_limit_and_starts(tmp_path):
 
 
 def test_repair_work_grows_linearly_with_the_bank(tmp_path, monkeypatch):
-    """The donors a repair compares are counted: doubling a phase's bank (under the item cap)
-    doubles the repairs but each repair looks at a pool that grows with it — so the repairs
-    of a lesson start are bounded by the cap, whatever the bank holds past it."""
+    """The repairs a lesson start does are bounded by the bank's item cap: a bank five times
+    the cap costs the same number as one at the cap (before, every item was repaired against
+    a pool that grew with the bank)."""
     from tutor.engine import items as items_module
     from tutor.engine import repair
 

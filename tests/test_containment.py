@@ -322,3 +322,12 @@ def test_views_and_every_exporter_of_a_hostile_lesson_are_inert(tmp_path):
     assert views.returncode == 0, views.stderr
     for page in (tmp_path / "views").rglob("*.md"):
         assert_inert_markdown(page.read_text(encoding="utf-8"))
+
+
+def test_the_contract_states_the_containment_rules_and_caps():
+    contract = (Path(__file__).resolve().parent.parent / "CONTRACT.md").read_text()
+    flat = " ".join(contract.split())
+    assert f"a bank's first {MAX_QUIZ_ITEMS} questions are used" in flat
+    assert "nothing outside the curriculum root is read" in flat
+    assert "`tutor packet` — reads through the same contained reader under the caps" in flat
+    assert "(the scheme's colon becomes `：`)" in flat

@@ -41,9 +41,14 @@ def read_regular(path: Path, size: int, root: Path) -> bytes | str:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             return "not a regular file"
-        real = os.stat(os.path.realpath(path))
-        if (real.st_dev, real.st_ino) != (info.st_dev, info.st_ino):
-            return "changed while it was opened; not read"  # a link swapped after the check
+        # checked again on what was opened: a link swapped after the first check is caught
+        real = os.path.realpath(path)
+        same = os.stat(real)
+        if outside_target(Path(real), root) is not None or (same.st_dev, same.st_ino) != (
+            info.st_dev,
+            info.st_ino,
+        ):
+            return "changed while it was opened; not read"
         with os.fdopen(fd, "rb", closefd=False) as handle:
             return handle.read(size)
     except OSError as exc:

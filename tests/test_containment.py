@@ -92,6 +92,27 @@ def test_an_outside_file_is_never_taught_or_stored(tmp_path):
     assert stored and SECRET.encode() not in stored
 
 
+def test_a_link_swapped_to_outside_after_the_check_is_not_read(tmp_path, monkeypatch):
+    from learning_system import curriculum_files
+
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "inside.md").write_text("inside")
+    (tmp_path / "outside.md").write_text(SECRET)
+    link = root / "doc.md"
+    link.symlink_to(root / "inside.md")
+    real_open = os.open
+
+    def swap_then_open(path, flags, *args):
+        link.unlink()
+        link.symlink_to(tmp_path / "outside.md")
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(curriculum_files.os, "open", swap_then_open)
+    got = curriculum_files.read_regular(link, 100, root)
+    assert got == "changed while it was opened; not read"
+
+
 # sizes: a 1 MiB line, a 10,000-item bank, a 20 MB document -------------------------------
 
 

@@ -352,3 +352,26 @@ def test_the_contract_states_the_containment_rules_and_caps():
     assert "nothing outside the curriculum root is read" in flat
     assert "`tutor packet` — reads through the same contained reader under the caps" in flat
     assert "(the scheme's colon becomes `：`)" in flat
+
+
+def test_knowledge_pages_of_a_hostile_lesson_taken_to_its_end_are_inert(tmp_path):
+    """The Clerk's page for a lesson whose text and bank carry raw HTML and script links, as
+    `tutor views` writes it after the lesson, rendered by CommonMark: the text, shown, inert."""
+    root, lesson = hostile.hostile_markdown_course(tmp_path / "course")
+    home = tmp_path / "home"
+    learner = Learner(
+        home, "continue", "--plain", "--offline", "--curriculum", str(root), "--lesson", lesson
+    )
+    for _ in range(80):
+        shown = learner.read_prompt(timeout=120)
+        if "Lesson complete" in shown or learner.proc.poll() is not None:
+            break
+        learner.send("x" if "answer" in shown.rstrip()[-60:] else "")
+    learner.finish()
+    assert "Lesson complete" in learner.transcript
+    views = tutor(home, "views", "--out", str(tmp_path / "views"))
+    assert views.returncode == 0, views.stderr
+    pages = list((tmp_path / "views" / "knowledge").glob("*.md"))
+    assert pages and any("onerror" in page.read_text(encoding="utf-8") for page in pages)
+    for page in (tmp_path / "views").rglob("*.md"):
+        assert_inert_markdown(page.read_text(encoding="utf-8"))

@@ -15,6 +15,7 @@ import json
 import os
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,8 @@ from learning_system.store import Store
 from learning_system.terminal import strip_terminal
 
 if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
     from learning_system.tables.rows import KnowledgePageRow
 
 README = "README.md"
@@ -112,14 +115,19 @@ def md_document(text: str, top: int = 3) -> str:
     return kept if renders_inert(kept) else _md_document(text, top, _inert_prose)
 
 
-def renders_inert(markdown: str) -> bool:
-    """True when a CommonMark renderer (raw HTML on, every link target accepted) finds no raw
-    HTML and no link or image to a script scheme in `markdown`."""
+@lru_cache(maxsize=1)
+def _commonmark() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     parser = MarkdownIt("commonmark", {"html": True})
     parser.validateLink = lambda url: True  # type: ignore[method-assign]
-    pending = list(parser.parse(markdown))
+    return parser
+
+
+def renders_inert(markdown: str) -> bool:
+    """True when a CommonMark renderer (raw HTML on, every link target accepted) finds no raw
+    HTML and no link or image to a script scheme in `markdown`."""
+    pending = list(_commonmark().parse(markdown))
     while pending:
         token = pending.pop()
         if token.type in ("html_inline", "html_block"):

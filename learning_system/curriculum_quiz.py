@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -44,7 +45,19 @@ Note = tuple[str | None, str]
 
 
 def parse_quiz_bank(text: str, id_prefix: str) -> tuple[list[QuizItem], list[Note]]:
-    """The usable items of a quiz bank, and a note for everything left out or repaired."""
+    """The usable items of a quiz bank, and a note for everything left out or repaired. A bank
+    read again unchanged (a partly read curriculum read whole) is not parsed again."""
+    items, notes = _parse_quiz_bank(text, id_prefix)
+    return [item.model_copy(deep=True) for item in items], list(notes)
+
+
+@lru_cache(maxsize=4)
+def _parse_quiz_bank(text: str, id_prefix: str) -> tuple[tuple[QuizItem, ...], tuple[Note, ...]]:
+    items, notes = _parse(text, id_prefix)
+    return tuple(items), tuple(notes)
+
+
+def _parse(text: str, id_prefix: str) -> tuple[list[QuizItem], list[Note]]:
     if not text.strip():
         return [], [(None, "quiz file is empty; no quiz items read")]
     try:

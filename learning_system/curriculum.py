@@ -3,7 +3,8 @@ lesson text) and `quiz.json` (its quiz bank), plus an optional `glossary/terms.m
 
 `load_curriculum` never raises on malformed content: whatever it cannot read becomes a `Problem`
 naming the file (and quiz item), and the lesson stays listed. It raises `CurriculumError` only
-when the path is not a curriculum at all."""
+when the path is not a curriculum at all. Files are read through `curriculum_files`: nothing
+outside the curriculum root (a link out is refused with a warning), nothing past a size cap."""
 
 from __future__ import annotations
 

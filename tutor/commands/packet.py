@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if provider is not None:
                 _close(provider)
+    _curriculum_warnings(curriculum, result.packet)
     if args.json:
         print(json.dumps(result.summary(), indent=2, ensure_ascii=False))
         return 0
@@ -196,6 +198,20 @@ def run(args: argparse.Namespace) -> int:
     for w in result.warnings:
         print(strip_terminal(f"{w.severity}: {w.code}: {w.message}"))
     return 0
+
+
+def _curriculum_warnings(curriculum, packet) -> None:
+    """What the curriculum loader said about the packet's lessons' files (a document cut at
+    its size cap, a file refused as a link out of the curriculum), on stderr."""
+    from learning_system.terminal import strip_terminal
+
+    folders = [
+        curriculum.lesson(node.lesson_id).path.relative_to(curriculum.root).as_posix()
+        for node in packet.body.nodes
+    ]
+    for problem in curriculum.problems:
+        if any(problem.file.startswith(f"{folder}/") for folder in folders):
+            print(strip_terminal(f"curriculum {problem}"), file=sys.stderr)
 
 
 def _provider(store):

@@ -101,6 +101,7 @@ class Donor:
     stem_words: frozenset[str]
     words: frozenset[str]
     is_key: bool
+    norm: str  # `_norm(text)`, once: every repair compares it with the whole pool
 
 
 def donors(curriculum: Curriculum | None, lesson: Lesson) -> list[Donor]:
@@ -133,6 +134,7 @@ def donors(curriculum: Curriculum | None, lesson: Lesson) -> list[Donor]:
                         stem,
                         frozenset(words(text)),
                         n == q.correct,
+                        _norm(text),
                     )
                 )
     if cache_key is not None:
@@ -201,7 +203,7 @@ def repair(
             seen.add(_norm(text))
             ranked.append(((-99, 0, 0), text))
     for d in pool:
-        norm = _norm(d.text)
+        norm = d.norm
         if norm in own_norm or norm in exclude or norm in seen or d.item_id == item.id:
             continue
         n = len(d.text)

@@ -63,14 +63,9 @@ def sources_summary(digest: dict[str, Any], lesson_id: str) -> str | None:
 
 
 def _read(lesson: Lesson) -> str | None:
-    try:
-        return (
-            lesson.doc_path.read_text(encoding="utf-8", errors="replace")
-            if lesson.doc_path
-            else None
-        )
-    except OSError:
-        return None
+    from learning_system.curriculum import lesson_document
+
+    return lesson_document(lesson)
 
 
 def gate_digest(digest: dict[str, Any], lesson: Lesson, curriculum: Curriculum) -> GateDigest:

@@ -157,6 +157,12 @@ class Curriculum(BaseModel):
             self._by_key = None
         return loaded[pair]
 
+    def listed(self) -> list[tuple[int, int]]:
+        """(phase, number) of every lesson folder, in curriculum order, without reading one."""
+        if self._partial:
+            return list(self._folders)
+        return [(lesson.phase, lesson.number) for lesson in self.lessons]
+
     def phase_lessons(self, phase: int) -> list[Lesson]:
         """Every lesson of a phase, in order — read now, of a partial curriculum, so the answer
         never depends on which lessons happened to be read before."""
@@ -445,12 +451,17 @@ def _curriculum_root(path: Path) -> Path:
 
 
 def _children(folder: Path) -> list[Path]:
-    """The sub-folders, sorted; from one directory scan (no stat per entry where the file
-    system says what each entry is)."""
+    """The sub-folders, sorted."""
+    return [folder / name for name, _ in _scan(folder)]
+
+
+def _scan(folder: Path) -> list[tuple[str, bool]]:
+    """The sub-folders' names, sorted, each with whether it is a symlink; from one directory
+    scan (no stat per entry where the file system says what each entry is)."""
     try:
         with os.scandir(folder) as entries:
             return sorted(
-                folder / entry.name
+                (entry.name, entry.is_symlink())
                 for entry in entries
                 if not entry.name.startswith((".", "_")) and entry.is_dir()
             )
@@ -469,8 +480,11 @@ def _numbered_folders(
     warning; a repeated number is moved past the last one too, so ids stay unique."""
     numbered: list[tuple[int, Path]] = []
     unnumbered: list[Path] = []
-    for child in _children(folder):
-        target = outside_target(child, root)
+    for name, link in _scan(folder):
+        child = folder / name
+        # `folder` is inside the root, so only a link can lead out (and resolving every
+        # entry's path would cost a stat per path component, for every lesson listed)
+        target = outside_target(child, root) if link else None
         if target is not None:
             problems.append(
                 Problem(

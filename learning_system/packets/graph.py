@@ -842,8 +842,27 @@ def resolve_topic(graph: CurriculumGraph, topic: str) -> tuple[list[str], str]:
     )
 
 
+def topic_lessons(curriculum: Curriculum, topic: str) -> list[str] | None:
+    """The lesson ids a topic names by lesson id or phase number ("P1 L08", "phase 2"), from the
+    folder listing alone, so a packet of one phase reads that phase and its prerequisites, not
+    the whole curriculum; None when naming it takes the lessons' titles (read everything)."""
+    folded = " ".join(topic.split()).casefold()
+    listed = curriculum.listed()
+    pair = parse_lesson_ref(folded)
+    if pair is not None and pair in listed:
+        return [format_lesson_id(*pair)]
+    match = re.fullmatch(_PHASE, folded)
+    if match:
+        ids = [format_lesson_id(*p) for p in listed if p[0] == int(match.group(1))]
+        return ids or None
+    return None
+
+
+_PHASE = r"(?:phase|p)\s*0*(\d{1,4})"
+
+
 def _phase_named(graph: CurriculumGraph, folded: str) -> int | None:
-    match = re.fullmatch(r"(?:phase|p)\s*0*(\d{1,4})", folded)
+    match = re.fullmatch(_PHASE, folded)
     if match:
         return int(match.group(1))
     for phase in graph.phases:

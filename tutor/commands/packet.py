@@ -141,7 +141,7 @@ def _request(args: argparse.Namespace) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from learning_system.terminal import strip_terminal
     from tutor import learner
-    from tutor.engine.study_packets import compile_packet
+    from tutor.engine.study_packets import compile_packet, packet_curriculum
 
     request = _request(args)
     mode = request.get("generation_option")
@@ -150,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
 
         raise TutorError("--expand goes with --mode llm_expanded (or that generation_option)")
     with learner.open_store() as store:
-        curriculum = learner.load(learner.curriculum_path(store, args.curriculum))
+        path = learner.curriculum_path(store, args.curriculum)
+        curriculum = packet_curriculum(path, request.get("topic"))
         provider = None
         if args.expand and not args.offline:
             provider = _provider(store)

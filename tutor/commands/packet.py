@@ -150,8 +150,8 @@ def run(args: argparse.Namespace) -> int:
 
         raise TutorError("--expand goes with --mode llm_expanded (or that generation_option)")
     with learner.open_store() as store:
-        path = learner.curriculum_path(store, args.curriculum)
-        curriculum = packet_curriculum(path, request.get("topic"))
+        root = learner.curriculum_path(store, args.curriculum)
+        curriculum = packet_curriculum(root, request.get("topic"))
         provider = None
         if args.expand and not args.offline:
             provider = _provider(store)

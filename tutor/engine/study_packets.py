@@ -289,9 +289,10 @@ def packet_curriculum(path: Path, topic: object) -> Curriculum:
     from learning_system.packets.graph import topic_lessons
     from tutor import learner
 
-    outline = learner.load(path, only=[])
+    outline: Curriculum = learner.load(path, only=[])
     ids = topic_lessons(outline, topic) if isinstance(topic, str) else None
-    return learner.load(path, only=ids)
+    loaded: Curriculum = learner.load(path, only=ids)
+    return loaded
 
 
 def compile_packet(

@@ -119,15 +119,29 @@ def _retry_after(headers: Any) -> float | None:
         return max(0.0, parsed.timestamp() - time.time())
 
 
+def _lean(node: Any) -> Any:
+    """A JSON schema without its `title`s and `default`s: they are sent with every request and
+    say nothing the field names and types do not (a property named `title` is kept)."""
+    if isinstance(node, dict):
+        return {
+            k: _lean(v)
+            for k, v in node.items()
+            if not (k == "default" or (k == "title" and isinstance(v, str)))
+        }
+    if isinstance(node, list):
+        return [_lean(v) for v in node]
+    return node
+
+
 @cache
 def _response_schema(schema: type[BaseModel]) -> dict[str, Any]:
     """The strict JSON schema sent as response_format (cached per model class)."""
     try:
         from openai.lib._pydantic import to_strict_json_schema
 
-        return to_strict_json_schema(schema)
+        return _lean(to_strict_json_schema(schema))
     except Exception:  # the helper is private to the SDK; the plain schema still works
-        return schema.model_json_schema()
+        return _lean(schema.model_json_schema())
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
@@ -144,7 +158,7 @@ def _json_text(content: str) -> str:
 
 @cache
 def _plain_schema(schema: type[BaseModel]) -> dict[str, Any]:
-    return schema.model_json_schema()
+    return _lean(schema.model_json_schema())
 
 
 @cache

@@ -10,9 +10,13 @@ those of its messages plus its response-format schema, as an endpoint counts the
 tokens are those of the answer sent back. Requests are grouped by what they are for:
 
 - gated teaching step: the step's draft, its revision if any and its fact check;
-- probe question: the audit of a probe batch, shared out over its questions, plus re-probes;
-- quiz item: the audit of the quiz, shared out over its items, plus rewrites and grading;
+- probe question: the audits of probe questions, rewrites and re-probes;
+- quiz item: the audits of quiz items, rewrites and grading;
 - checkpoint: the checkpoint and explain-back audits.
+
+Each group is shared out over the steps taught or questions asked, and, for questions, also over
+the questions audited (each audit is about one question; some are prepared ahead and not asked
+when the probe stops early): the targets for questions are per question audited.
 
 Targets: <= 1,500 prompt tokens per gated step, <= 800 per probe question, <= 25,000 per lesson.
 """
@@ -51,11 +55,15 @@ class Tally:
     prompt: int = 0
     completion: int = 0
     requests: int = 0
-    units: int = 0
+    units: int = 0  # steps taught, questions asked
+    audited: int = 0  # questions the audits were about (prepared ahead, asked or not)
 
     def per_unit(self) -> tuple[float, float]:
         n = max(1, self.units)
         return self.prompt / n, self.completion / n
+
+    def per_audited(self) -> float:
+        return self.prompt / max(1, self.audited or self.units)
 
 
 @dataclass
@@ -115,6 +123,8 @@ class Counter:
             tally.prompt += prompt
             tally.completion += self.tokens(reply.content)
             tally.requests += 1
+            if isinstance(data, dict) and isinstance(data.get("questions_json"), list):
+                tally.audited += len(data["questions_json"])
             if len(self.lesson.biggest.get(group, "")) < len(json.dumps(body["messages"])):
                 self.lesson.biggest[group] = json.dumps(body["messages"], ensure_ascii=False)
         return reply
@@ -161,10 +171,15 @@ def main() -> int:
             print(f"{ref}: prompt {lesson.prompt:,} completion {lesson.completion:,} tokens")
             for name, tally in sorted(lesson.groups.items()):
                 p, c = tally.per_unit()
-                worst[name] = max(worst[name], p)
+                worst[name] = max(worst[name], tally.per_audited())
+                audited = (
+                    f"; per one audited ({tally.audited}): prompt {tally.per_audited():,.0f}"
+                    if tally.audited
+                    else ""
+                )
                 print(
                     f"  {name:<15} {tally.requests:>3} requests for {tally.units:>2} "
-                    f"→ per one: prompt {p:,.0f} completion {c:,.0f}"
+                    f"→ per one: prompt {p:,.0f} completion {c:,.0f}{audited}"
                 )
                 if args.show:
                     print("    largest:", lesson.biggest.get(name, "")[:4000])

@@ -32,6 +32,10 @@ _DOING = {
     "revise": "revising the draft where the check found problems",
 }
 log = logging.getLogger("tutor.engine")
+# Characters of a step's excerpt the drafter is sent (about 350 tokens); the rest of a longer
+# step is shown after the draft as the source's own text.
+DRAFT_EXCERPT_CHARS = 1400
+CONTINUED = "[the source, continued]"
 
 
 class StepDraft(BaseModel):
@@ -136,7 +140,9 @@ class Drafter:
     ) -> StepText | None:
         """A fresh explanation of the step (its title) from its excerpts, for a learner whose probe
         verdicts are `verdicts` (prerequisite → solid / unstable / unknown); None → teach the
-        compiled step."""
+        compiled step. A step longer than DRAFT_EXCERPT_CHARS is drafted from its first
+        paragraphs, and the rest follows the draft as the source's own text."""
+        given, rest = split_excerpt(compiled["excerpt"], DRAFT_EXCERPT_CHARS)
         made = self._call(
             "tutor",
             {
@@ -144,7 +150,7 @@ class Drafter:
                 "step": step,
                 "position": position,
                 "verdicts": verdicts or {},
-                "untrusted_excerpts": compiled["excerpt"],
+                "untrusted_excerpts": given,
                 "sources": compiled["sources"],
             },
             StepDraft,
@@ -153,6 +159,8 @@ class Drafter:
         content = _usable(made)
         if content is None:
             return None
+        if rest:
+            content = f"{content}\n\n{CONTINUED}\n\n{rest}"
         return {
             "content": content,
             "sources": compiled["sources"],
@@ -232,6 +240,24 @@ class Drafter:
             "grade",
         )
         return None if made is None else made.passed
+
+
+def split_excerpt(excerpt: str, limit: int) -> tuple[str, str]:
+    """(the start of `excerpt` within `limit` characters, cut at a blank line when one is there,
+    else at a line's end, never inside a code block; the rest). All of it when it cannot be cut."""
+    if len(excerpt) <= limit:
+        return excerpt, ""
+    head = excerpt[:limit]
+    cut = head.rfind("\n\n")
+    if cut <= 0:
+        cut = head.rfind("\n")
+    if cut <= 0:
+        cut = limit
+    if excerpt[:cut].count("```") % 2:  # never inside a code block: cut before it opens
+        cut = excerpt.rfind("```", 0, cut)
+    if cut <= 0:
+        return excerpt, ""
+    return excerpt[:cut].rstrip(), excerpt[cut:].strip()
 
 
 def _usable(made: StepDraft | None) -> str | None:

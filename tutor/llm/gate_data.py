@@ -33,7 +33,7 @@ STRUCTURAL_KEYS = frozenset(
     }
 )
 SPANS_PER_CLAIM = 2
-EXCERPT_BUDGET = 2400  # characters of excerpt spans in one fact check (about 600 tokens)
+EXCERPT_BUDGET = 1000  # characters of excerpt spans in one fact check (about 250 tokens)
 _WORD = re.compile(r"[a-z0-9]{3,}")
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 _STOP = frozenset("the and for are with that this from its into than then does you your".split())

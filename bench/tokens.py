@@ -106,12 +106,9 @@ class Counter:
         return len(self.enc.encode(text))
 
     def __call__(self, body: dict) -> Any:
-        from tutor.llm.skills import read_request
-
         reply = self.responder(body)
         skill = self.skills.get(body["messages"][0]["content"], "unknown")
-        request = read_request(body["messages"])
-        data = request.get("data")
+        data = json.loads(body["messages"][1]["content"]).get("data")
         purpose = str(data.get("purpose", "")) if isinstance(data, dict) else ""
         task = str(data.get("task", "")) if isinstance(data, dict) else ""
         group = group_of(skill, task, purpose)

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.usefixtures("isolated_model_env")
 
 def test_the_contract_states_the_bounds_the_code_keeps():
     assert gate_data.EXCERPT_BUDGET == 1000 and "within 1,000 characters" in CONTRACT
-    assert drafter.DRAFT_EXCERPT_CHARS == 1400 and "first 1,400 characters" in CONTRACT
+    assert drafter.DRAFT_EXCERPT_TOKENS == 320 and "about 320 tokens" in CONTRACT
     assert f"`{drafter.CONTINUED}`" in CONTRACT
 
 
@@ -71,5 +71,5 @@ def test_the_drafters_excerpt_is_never_cut_inside_a_code_block(lines):
     given_part, rest = drafter.split_excerpt(excerpt, 200)
     if rest:
         assert given_part.count("```") % 2 == 0
-        assert len(given_part) <= 200
+        assert drafter.estimated_tokens(given_part) <= 200
     assert given_part.replace("\n", "") + rest.replace("\n", "") == excerpt.replace("\n", "")

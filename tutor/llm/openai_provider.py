@@ -4,10 +4,9 @@ Retry bound. The SDK's own retries are off (`max_retries=0`); this module retrie
 from one budget per logical call of `settings.max_retries` retries, on 429, 5xx, 408,
 timeouts, connection errors and malformed replies, with exponential backoff and jitter
 (`backoff_base * 2**n`, capped at `backoff_max`, times a random factor in [0.5, 1]). A
-Retry-After (on 429 or 5xx) replaces the backoff when it is at most `retry_after_max` seconds;
-a longer one, or one longer than
-`wait_max` (the learner's wait at one screen), fails the call at once. A wait between retries
-ends, failing the call, when the breaker opens meanwhile (the learner's wait ran out).
+Retry-After (on 429 or 5xx) replaces the backoff when it is at most `retry_after_max` seconds
+and at most `wait_max` (the learner's wait at one screen); a longer one fails the call at once.
+A wait between retries ends, failing the call, when the breaker opens meanwhile.
 A structured call also re-asks at most MAX_REASKS times when the answer fails validation, and
 switches once from `json_schema` to `json_object` when the endpoint rejects the former. So one
 logical call sends at most `max_requests_per_call(max_retries)` requests:

@@ -106,7 +106,3 @@ def reask_message(errors: list[str]) -> dict[str, str]:
         "role": "user",
         "content": json.dumps({"validation_errors": errors[:20]}, ensure_ascii=False),
     }
-
-
-def read_request(messages: list[dict[str, str]]) -> Any:
-    return json.loads(messages[1]["content"])

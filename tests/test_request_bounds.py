@@ -25,8 +25,8 @@ pytestmark = pytest.mark.usefixtures("isolated_model_env")
 
 
 def test_the_contract_states_the_bounds_the_code_keeps():
-    assert gate_data.EXCERPT_BUDGET == 1000 and "within 1,000 characters" in CONTRACT
-    assert drafter.DRAFT_EXCERPT_TOKENS == 320 and "about 320 tokens" in CONTRACT
+    assert gate_data.EXCERPT_BUDGET == 800 and "within 800 characters" in CONTRACT
+    assert drafter.DRAFT_EXCERPT_TOKENS == 280 and "about 280 tokens" in CONTRACT
     assert f"`{drafter.CONTINUED}`" in CONTRACT
 
 

@@ -35,7 +35,7 @@ _DOING = {
 log = logging.getLogger("tutor.engine")
 # Tokens (estimated) of a step's excerpt the drafter is sent; the rest of a longer step is
 # shown after the draft as the source's own text.
-DRAFT_EXCERPT_TOKENS = 320
+DRAFT_EXCERPT_TOKENS = 280
 _TOKENISH = re.compile(r"\w+|[^\w\s]")
 CONTINUED = "[the source, continued]"
 

@@ -33,7 +33,7 @@ STRUCTURAL_KEYS = frozenset(
     }
 )
 SPANS_PER_CLAIM = 2
-EXCERPT_BUDGET = 1000  # characters of excerpt spans in one fact check (about 250 tokens)
+EXCERPT_BUDGET = 800  # characters of excerpt spans in one fact check (about 200 tokens)
 _WORD = re.compile(r"[a-z0-9]{3,}")
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 _STOP = frozenset("the and for are with that this from its into than then does you your".split())
@@ -100,4 +100,6 @@ def envelope_data(envelope: Envelope) -> dict[str, Any]:
         return value
 
     marked: dict[str, Any] = mark(envelope.model_dump(mode="json"), None)
+    if envelope.gate == "quiz_audit" and envelope.concept:
+        marked["concept"] = envelope.concept  # the program's concept id, not outside text
     return marked

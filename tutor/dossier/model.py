@@ -66,7 +66,8 @@ class SourceUnit(_Closed):
     file: str  # relative to the curriculum root, `/`-separated
     start_line: int = Field(ge=1)
     end_line: int = Field(ge=1)
-    section: str
+    section: str  # the heading right above it
+    part: str  # the `##` section it belongs to (a teaching step's section)
     text: str
     sha256: str
 

@@ -66,7 +66,7 @@ def split_units(source: LessonSource) -> list[SourceUnit]:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        for start, end, section, body in _blocks(text.splitlines()):
+        for start, end, (part, section), body in _blocks(text.splitlines()):
             units.append(
                 SourceUnit(
                     id=f"u{len(units) + 1}",
@@ -74,6 +74,7 @@ def split_units(source: LessonSource) -> list[SourceUnit]:
                     start_line=start,
                     end_line=end,
                     section=section,
+                    part=part,
                     text=body,
                     sha256=hashlib.sha256(body.encode()).hexdigest(),
                 )
@@ -81,17 +82,18 @@ def split_units(source: LessonSource) -> list[SourceUnit]:
     return units
 
 
-def _blocks(lines: list[str]) -> list[tuple[int, int, str, str]]:
-    """(first line, last line, section, text) of each block; lines are 1-based."""
-    blocks: list[tuple[int, int, str, str]] = []
-    section = ""
+def _blocks(lines: list[str]) -> list[tuple[int, int, tuple[str, str], str]]:
+    """(first line, last line, (`##` section, nearest heading), text) of each block; lines are
+    1-based."""
+    blocks: list[tuple[int, int, tuple[str, str], str]] = []
+    part = section = ""
     current: list[int] = []  # 0-based indexes of the block's lines
     fenced = False
 
     def close() -> None:
-        if current and section and section.lower() not in NOT_FACTS:
+        if current and part and part.lower() not in NOT_FACTS:
             body = "\n".join(lines[i] for i in current)
-            blocks.append((current[0] + 1, current[-1] + 1, section, body))
+            blocks.append((current[0] + 1, current[-1] + 1, (part, section), body))
         current.clear()
 
     for i, line in enumerate(lines):
@@ -105,7 +107,10 @@ def _blocks(lines: list[str]) -> list[tuple[int, int, str, str]]:
         heading = HEADING.match(line)
         if heading:
             close()
-            if len(heading.group(1)) >= 2:
+            level = len(heading.group(1))
+            if level == 2:
+                part = heading.group(2)
+            if level >= 2:
                 section = heading.group(2)
             continue
         if not line.strip():

@@ -88,3 +88,21 @@ def test_without_a_usable_pack_the_lesson_teaches_from_its_digest(store, course,
     excerpts = step_excerpts(bodies)
     assert excerpts and not any("[invariant]" in e for e in excerpts)
     assert taught(seen)
+
+
+def test_a_resumed_session_does_not_use_a_pack_that_changed_since_it_started(store, course):
+    from tutor.engine.session import Session
+
+    assert build(store, course, PackModel()) == "ready"
+    session = Session.start(store, course, course.lesson(LESSON))
+    first = session.context.pack
+    assert first is not None
+    session.close()
+    assert build(store, course, PackModel(evidence_to="au3")) == "ready"  # another pack
+    row = store.session(session.id)
+    resumed = Session.resume(store, course, row)
+    assert resumed.context.pack is None
+    resumed.close()
+    fresh = Session.start(store, course, course.lesson(LESSON))
+    assert fresh.context.pack is not None and fresh.context.pack.sha256 != first.sha256
+    fresh.close()

@@ -124,7 +124,7 @@ def coverage(shown: str, pack: KnowledgePack) -> float:
 
 def bench_lesson(course: Curriculum, lesson_id: str, reps: int, home: Path) -> None:
     lesson = course.lesson(lesson_id)
-    source = lesson_source(lesson, course.root, str(course.root))
+    source = lesson_source(lesson, course)
     arms: dict[str, dict[str, list[float]]] = {
         a: {"coverage": [], "tokens": [], "wait": []} for a in ("raw", "pack")
     }

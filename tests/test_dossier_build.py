@@ -36,7 +36,7 @@ def course(tmp_path) -> Path:
 def source_of(course: Path, lesson_id: str = LESSON) -> tuple[LessonSource, str]:
     curriculum = load_curriculum(course)
     lesson = curriculum.lesson(lesson_id)
-    return lesson_source(lesson, curriculum.root, str(curriculum.root)), lesson.title
+    return lesson_source(lesson, curriculum), lesson.title
 
 
 def build(store, srv, course, **options):

@@ -85,7 +85,7 @@ def test_the_fingerprint_changes_with_any_edit(tmp_path):
 def test_a_real_lesson_splits_into_units_whose_lines_hold_their_text(corpus_root):
     curriculum = load_curriculum(corpus_root, only=["P1 L02"])
     lesson = curriculum.lesson("P1 L02")
-    units = split_units(lesson_source(lesson, curriculum.root, curriculum.name))
+    units = split_units(lesson_source(lesson, curriculum))
     lines = lesson.doc_path.read_text(encoding="utf-8").splitlines()
     assert len(units) > 10
     for unit in units:

@@ -18,7 +18,7 @@ PROVENANCE = Provenance(
 
 def pack_of(lesson_id: str, extra: list[DraftAtom] = (), model: PackModel | None = None):
     curriculum = load_curriculum(builtin_course_path())
-    source = lesson_source(curriculum.lesson(lesson_id), curriculum.root, "builtin")
+    source = lesson_source(curriculum.lesson(lesson_id), curriculum)
     units = split_units(source)
     drafts = [
         DraftAtom.model_validate(a)

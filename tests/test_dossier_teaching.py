@@ -32,7 +32,7 @@ def course(tmp_path):
 
 def build(store, course, answer) -> str:
     lesson = course.lesson(LESSON)
-    source = lesson_source(lesson, course.root, str(course.root))
+    source = lesson_source(lesson, course)
     with ModelServer() as srv:
         srv.always(answer)
         settings = fast_settings(srv.base_url, timeout=5)

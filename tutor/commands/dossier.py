@@ -84,7 +84,7 @@ def _build(store, curriculum: Curriculum, args: argparse.Namespace) -> int:
         return 1
     todo = []
     for lesson in lessons:
-        source = lesson_source(lesson, curriculum.root, str(curriculum.root))
+        source = lesson_source(lesson, curriculum)
         if args.force or lesson_pack(store, source).state != "ready":
             todo.append((source, lesson.title))
     skipped = len(lessons) - len(todo)
@@ -105,18 +105,10 @@ def _build(store, curriculum: Curriculum, args: argparse.Namespace) -> int:
 
 def _status(store, curriculum: Curriculum, as_json: bool) -> int:
     from tutor.dossier.report import status_table
-    from tutor.dossier.status import resolve
-    from tutor.dossier.units import fingerprint, lesson_source
+    from tutor.dossier.status import curriculum_packs
     from tutor.output import dumps
 
-    key = str(curriculum.root)
-    builds: dict[str, list] = {}
-    for row in store.packs.of_curriculum(key):
-        builds.setdefault(row["lesson_id"], []).append(row)
-    rows = []
-    for lesson in curriculum.lessons:
-        print_now = fingerprint(lesson_source(lesson, curriculum.root, key))
-        rows.append((resolve(lesson.id, builds.get(lesson.id, []), print_now), lesson.title))
+    rows = curriculum_packs(store, curriculum)
     if as_json:
         print(dumps([p.as_json() for p, _ in rows], indent=2, ensure_ascii=False))
     else:

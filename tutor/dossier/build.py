@@ -116,7 +116,7 @@ async def build_pack(
     """Build one lesson's pack and write it (or the failure). Never raises for a model's
     failure, a timeout or a bad reply: the result says what happened."""
     started = time.monotonic()
-    print_ = fingerprint(source)
+    started_from = fingerprint(source)
     units = split_units(source)
     calls = _Calls()
     extractor, reviewer = _providers(settings, options, calls)
@@ -151,9 +151,11 @@ async def build_pack(
             built_at=_now(),
             corrections=reply.corrections,
         )
-        pack = assemble(source, print_, units, reply.atoms, provenance)
+        pack = assemble(source, started_from, units, reply.atoms, provenance)
         result.state, result.problems = pack.state, pack.problems
-    published = store.packs.publish(_row(source, print_, result, pack), lambda: fingerprint(source))
+    published = store.packs.publish(
+        _row(source, started_from, result, pack), lambda: fingerprint(source)
+    )
     if not published:
         result.state = "stale"
     return result
@@ -171,13 +173,13 @@ def _now() -> str:
 
 
 def _row(
-    source: LessonSource, print_: str, result: BuildResult, pack: KnowledgePack | None
+    source: LessonSource, started_from: str, result: BuildResult, pack: KnowledgePack | None
 ) -> PackRow:
     return {
         "id": uuid.uuid4().hex,
         "curriculum": source.curriculum,
         "lesson_id": source.lesson_id,
-        "fingerprint": print_,
+        "fingerprint": started_from,
         "schema": PACK_SCHEMA,
         "state": result.state,
         "pack": pack.model_dump_json(by_alias=True) if pack is not None else None,

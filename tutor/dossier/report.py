@@ -9,6 +9,7 @@ from tutor.dossier.build import BuildResult
 from tutor.dossier.status import LessonPack
 
 WIDTH = 80
+STATES = ("ready", "review_required", "failed", "stale")
 BAR = 20
 OFFLINE = (
     "no model is configured, so no knowledge pack is built; lessons teach from their digest "
@@ -32,12 +33,9 @@ def progress_line(done: int, total: int, result: BuildResult) -> str:
 
 
 def summary_line(results: list[BuildResult]) -> str:
-    counts = {s: sum(r.state == s for r in results) for s in _ORDER}
+    counts = {s: sum(r.state == s for r in results) for s in STATES}
     shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
     return f"{len(results)} lesson{'s' * (len(results) != 1)}: {shown or 'nothing built'}"
-
-
-_ORDER = ("ready", "review_required", "failed", "stale")
 
 
 def age(built_at: str | None, now: datetime | None = None) -> str:

@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tutor.dossier.model import PACK_SCHEMA, KnowledgePack
-from tutor.dossier.units import LessonSource, fingerprint
+from tutor.dossier.units import LessonSource, fingerprint, lesson_source
 
 if TYPE_CHECKING:
+    from learning_system.curriculum import Curriculum
     from learning_system.store import Store
     from learning_system.tables.rows import PackRow
 
@@ -40,9 +41,11 @@ class LessonPack:
         }
 
 
-def resolve(lesson_id: str, rows: list[PackRow], print_now: str) -> LessonPack:
+def resolve(lesson_id: str, rows: list[PackRow], fingerprint_now: str) -> LessonPack:
     """The lesson's state from its builds (newest first) and its source's fingerprint now."""
-    current = [r for r in rows if r["fingerprint"] == print_now and r["schema"] == PACK_SCHEMA]
+    current = [
+        r for r in rows if r["fingerprint"] == fingerprint_now and r["schema"] == PACK_SCHEMA
+    ]
     made = [r for r in current if r["state"] in ("ready", "review_required")]
     if made:
         chosen = made[0]
@@ -66,6 +69,18 @@ def _of(lesson_id: str, row: PackRow, state: str) -> LessonPack:
         row["built_at"],
         row,
     )
+
+
+def curriculum_packs(store: Store, curriculum: Curriculum) -> list[tuple[LessonPack, str]]:
+    """(pack state, title) of every lesson of the curriculum, in curriculum order."""
+    builds: dict[str, list[PackRow]] = {}
+    for row in store.packs.of_curriculum(str(curriculum.root)):
+        builds.setdefault(row["lesson_id"], []).append(row)
+    out = []
+    for lesson in curriculum.lessons:
+        now = fingerprint(lesson_source(lesson, curriculum))
+        out.append((resolve(lesson.id, builds.get(lesson.id, []), now), lesson.title))
+    return out
 
 
 def lesson_pack(store: Store, source: LessonSource) -> LessonPack:

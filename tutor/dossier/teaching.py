@@ -25,7 +25,7 @@ def lesson_pack_for(store: Store, curriculum: Curriculum, lesson: Lesson) -> Kno
     from tutor.dossier.units import lesson_source
 
     try:
-        return usable_pack(store, lesson_source(lesson, curriculum.root, str(curriculum.root)))
+        return usable_pack(store, lesson_source(lesson, curriculum))
     except ValidationError as exc:
         log.warning(
             "the knowledge pack of %s cannot be read (%s errors)", lesson.id, exc.error_count()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from tutor.dossier.model import PACK_SCHEMA, SourceUnit
 
 if TYPE_CHECKING:
-    from learning_system.curriculum import Lesson
+    from learning_system.curriculum import Curriculum, Lesson
 
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -39,10 +39,11 @@ class LessonSource:
             return path.name
 
 
-def lesson_source(lesson: Lesson, root: Path, curriculum: str) -> LessonSource:
-    """The source of a curriculum lesson (its `docs/en.md`, when it has one)."""
+def lesson_source(lesson: Lesson, curriculum: Curriculum) -> LessonSource:
+    """The source of a curriculum's lesson (its `docs/en.md`, when it has one). Packs are kept
+    per curriculum folder: the same lesson id in another curriculum is another lesson."""
     files = (lesson.doc_path,) if lesson.doc_path is not None else ()
-    return LessonSource(lesson.id, curriculum, root, files)
+    return LessonSource(lesson.id, str(curriculum.root), curriculum.root, files)
 
 
 def fingerprint(source: LessonSource) -> str:

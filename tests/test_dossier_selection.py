@@ -23,7 +23,7 @@ def pack_of(lesson_id: str, extra: list[DraftAtom] = (), model: PackModel | None
     drafts = [
         DraftAtom.model_validate(a)
         for a in (model or PackModel()).extract(
-            [{"id": u.id, "section": u.section, "text": u.text} for u in units]
+            [{"id": u.id, "part": u.part, "section": u.section, "text": u.text} for u in units]
         )
     ]
     return assemble(source, fingerprint(source), units, [*drafts, *extra], PROVENANCE)

@@ -20,6 +20,7 @@ from tutor.testing.pack_model import PackModel
 
 pytestmark = pytest.mark.usefixtures("isolated_model_env")
 LESSON = "P1 L02"
+EVIDENCE = "Explain in your own words what"  # PackModel's evidence atoms
 PASSING = drafting(lambda step: f"The model explains {step} plainly here.", lambda c: "PASS")
 
 
@@ -72,6 +73,7 @@ def test_with_a_ready_pack_steps_are_drafted_from_its_selection(store, course):
     checks = fact_checks(bodies)
     assert checks and not any("[invariant]" in c for c in checks)  # units, not atoms
     assert taught(seen)
+    assert any(p.stage == "checkpoint" and EVIDENCE in p.content for p in seen)
 
 
 @pytest.mark.parametrize("how", ["review_required", "stale", "failed"])
@@ -88,6 +90,7 @@ def test_without_a_usable_pack_the_lesson_teaches_from_its_digest(store, course,
     excerpts = step_excerpts(bodies)
     assert excerpts and not any("[invariant]" in e for e in excerpts)
     assert taught(seen)
+    assert not any(EVIDENCE in p.content for p in seen)
 
 
 def test_a_resumed_session_does_not_use_a_pack_that_changed_since_it_started(store, course):

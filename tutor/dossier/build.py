@@ -120,7 +120,7 @@ async def build_pack(
     units = split_units(source)
     calls = _Calls()
     extractor, reviewer = _providers(settings, options, calls)
-    units_data = [{"id": u.id, "section": u.section, "text": u.text} for u in units]
+    units_data = [{"id": u.id, "part": u.part, "section": u.section, "text": u.text} for u in units]
     reply: ReviewReply | None = None
     error: str | None = None
     try:

@@ -42,3 +42,16 @@ def step_selection(pack: KnowledgePack | None, part: str) -> Selection | None:
     if pack is not None:
         log.info("pack selection for %r declined: %s", part, chosen.reason)
     return None
+
+
+def step_evidence(pack: KnowledgePack | None, part: str) -> tuple[str, str] | None:
+    """(what the learner is asked to show, the facts it proves) of the first evidence atom of
+    the step on section `part`; None when the pack has none for it."""
+    chosen = step_selection(pack, part)
+    if chosen is None or pack is None:
+        return None
+    texts = {a.id: a.text for a in pack.atoms}
+    for atom in chosen.atoms:
+        if atom.kind == "evidence" and any(p in texts for p in atom.proves):
+            return atom.text, " ".join(texts[p] for p in atom.proves if p in texts)
+    return None

@@ -68,15 +68,36 @@ class PackModel:
             atoms.append(
                 {"id": f"a{unit['id']}", "kind": kind, "text": first, "units": [unit["id"]]}
             )
-        target = self.evidence_to or (atoms[0]["id"] if atoms else "a0")
-        evidence = {
-            "id": "e1",
-            "kind": "evidence",
-            "text": "The learner restates the lesson's first fact in their own words.",
-            "units": [units[0]["id"]] if units else [],
-            "proves": [target],
-        }
-        return [*atoms, evidence]
+        return [*atoms, *self.evidence(units, atoms)]
+
+    def evidence(
+        self, units: list[dict[str, str]], atoms: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """One evidence atom per part (`e1`, `e2`, …), on the part's first unit, proving the
+        part's first atom (the first one proves `evidence_to` when it is set)."""
+        out: list[dict[str, Any]] = []
+        for unit in units:
+            part = unit.get("part", "")
+            if unit["id"] in self.uncovered or any(e["part"] == part for e in out):
+                continue
+            proved = [a["id"] for a in atoms if a["units"][0] in _ids(units, part)][:1]
+            if not out and self.evidence_to:
+                proved = [self.evidence_to]
+            out.append({"part": part, "unit": unit["id"], "proves": proved or ["a0"]})
+        return [
+            {
+                "id": f"e{n}",
+                "kind": "evidence",
+                "text": f"Explain in your own words what {e['part'] or 'this part'} says.",
+                "units": [e["unit"]],
+                "proves": e["proves"],
+            }
+            for n, e in enumerate(out, 1)
+        ]
+
+
+def _ids(units: list[dict[str, str]], part: str) -> set[str]:
+    return {u["id"] for u in units if u.get("part", "") == part}
 
 
 if __name__ == "__main__":

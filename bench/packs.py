@@ -102,7 +102,7 @@ def one_lesson(store: Store, srv: ModelServer, course: Curriculum, lesson_id: st
     try:
         for _ in range(400):
             prompt = session.prompt
-            if prompt.stage == "teach":
+            if prompt.stage in ("teach", "checkpoint"):
                 shown.append(prompt.content)
             if session.done:
                 break

@@ -13,6 +13,7 @@ from tutor.engine.records import Record, Taught
 from tutor.engine.selection import concept_id
 
 if TYPE_CHECKING:
+    from tutor.dossier.model import KnowledgePack
     from tutor.engine.drafter import Drafter
     from tutor.engine.prefetch import Prefetcher
 
@@ -47,6 +48,7 @@ class LessonContext:
     gate: Gatekeeper
     journal: Journal
     drafter: Drafter | None = None
+    pack: KnowledgePack | None = None  # the lesson's ready knowledge pack (tutor/dossier)
     asked: set[str] = field(default_factory=set)
     verdicts: dict[str, str] = field(default_factory=dict)
     prior_table: list[dict[str, str]] = field(default_factory=list)

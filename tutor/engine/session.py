@@ -28,6 +28,7 @@ from tutor.engine.sources import gate_digest, lesson_digest, model_notes_later
 from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
 
 if TYPE_CHECKING:
+    from tutor.dossier.model import KnowledgePack
     from tutor.engine.drafter import Drafter
 
 
@@ -81,6 +82,7 @@ class Session:
             gate=gate,
             journal=self.journal,
             drafter=drafter,
+            pack=self._pack(),
         )
         self._gen = lesson_script(self.context)
         watchdog = self._watchdog()  # the first screen is held to the same wait as any other
@@ -107,6 +109,17 @@ class Session:
                 self.context.prep.replayed()
             prompt = self._gen.send(action)
         return prompt
+
+    def _pack(self) -> KnowledgePack | None:
+        """The lesson's ready pack, if it is the one the session started with (a pack that
+        changed since is not used: the steps are taught from the digest)."""
+        from tutor.dossier.teaching import lesson_pack_for
+
+        pack = lesson_pack_for(self.store, self.curriculum, self.lesson)
+        if pack is None:
+            return None
+        started = self.journal.memo("pack", lambda: pack.sha256)
+        return pack if pack.sha256 == started else None
 
     def _held(self, events: list[dict[str, Any]]) -> Action | None:
         """Text typed at the current prompt and saved before it was complete (its confidence

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
 from learning_system.curriculum import Lesson, Section
+from tutor.dossier.teaching import step_selection
 from tutor.engine.context import LessonContext
 from tutor.engine.words import words
 from tutor.gates.checker import Block, Emit
@@ -113,15 +114,23 @@ def compile_step(ctx: LessonContext, step: Step) -> StepText:
 def prepare_step(ctx: LessonContext, step: Step, n: int) -> tuple[StepText, Emit | Block]:
     """Draft step n (compiled offline, or by the model) and pass it through fact_check."""
     drafter = ctx.drafter
+    chosen = step_selection(ctx.pack, step.section.title) if step.lesson is ctx.lesson else None
 
     def draft() -> StepText:
         compiled = compile_step(ctx, step)
         if drafter is None or not ctx.gate.model_checks():
             return compiled  # a draft no model can check is never shown: not asked for
         position = f"step {n} of {len(ctx.plan_titles)}"
-        return drafter.draft(step.title, compiled, ctx.verdicts, position) or compiled
+        if chosen is None:
+            return drafter.draft(step.title, compiled, ctx.verdicts, position) or compiled
+        # written from the pack's selection, checked against the source units it rests on
+        made = drafter.draft(
+            step.title, {**compiled, "excerpt": chosen.excerpt()}, ctx.verdicts, position
+        )
+        return {**made, "excerpt": "\n\n".join(chosen.unit_text)} if made else compiled
 
-    made = ctx.journal.memo(f"step:{n}", draft)
+    key = f"step:{n}" if chosen is None else f"step:{n}:{chosen.pack_sha[:12]}:{chosen.sha256[:12]}"
+    made = ctx.journal.memo(key, draft)
     mid = f"{ctx.session_id}:teach:{n}"
     revise = None
     if drafter is not None and made.get("model"):

@@ -125,7 +125,11 @@ def prepare_step(ctx: LessonContext, step: Step, n: int) -> tuple[StepText, Emit
             return drafter.draft(step.title, compiled, ctx.verdicts, position) or compiled
         # written from the pack's selection, checked against the source units it rests on
         made = drafter.draft(
-            step.title, {**compiled, "excerpt": chosen.excerpt()}, ctx.verdicts, position
+            step.title,
+            {**compiled, "excerpt": chosen.excerpt()},
+            ctx.verdicts,
+            position,
+            whole=True,
         )
         return {**made, "excerpt": "\n\n".join(chosen.unit_text)} if made else compiled
 

@@ -18,15 +18,14 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from tutor.llm.skills import DATAMARK
 from tutor.testing.model_server import Reply
 
 
 def unmark(value: Any) -> Any:
-    """`value` with every datamarked string given back as it was."""
+    """`value` with every delimited (untrusted) string given back as it was."""
     if isinstance(value, str) and value.startswith("<<<UNTRUSTED:") and ">>>" in value:
         inner = value.split(">>>", 1)[1].rsplit("<<<END:", 1)[0]
-        return inner.replace(DATAMARK, " ")
+        return inner
     if isinstance(value, dict):
         return {k: unmark(v) for k, v in value.items()}
     if isinstance(value, list):

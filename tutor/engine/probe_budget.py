@@ -57,6 +57,12 @@ def pick(searches: Sequence[EdgeSearch]) -> int | None:
     return max(wanted, key=lambda k: (doubts[k], -len(searches[k].answers), -k))
 
 
+def most_in_doubt(searches: Sequence[EdgeSearch]) -> int:
+    """The group whose level its answers leave most in doubt (the first, on a tie)."""
+    doubts = [doubt(sum(s.answers.values()), len(s.answers)) for s in searches]
+    return doubts.index(max(doubts))
+
+
 def fill_ups(lesson: Lesson, recall: Sequence[Presented], explain: Presented) -> list[Presented]:
     """What a strand is asked when its choice items cannot give it MIN_EVIDENCE answers: its
     lesson's items asked as free recall, then explaining the lesson in one's own words."""

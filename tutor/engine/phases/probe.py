@@ -45,47 +45,63 @@ def strand_batch(
     ctx: LessonContext, strand: Strand, n: int, total: int, budget: int
 ) -> Generator[Prompt, Action, int]:
     """One batch, results only after the whole batch: the edge search of each of its strands
-    within `budget` questions (less what the fill-ups need), then the fill-ups of any strand
-    left with fewer than MIN_EVIDENCE answers. Returns the questions asked."""
+    within `budget` questions (less what the fill-ups need, and one for an explain-back when
+    the budget has room beyond MIN_EVIDENCE a strand), the fill-ups of any strand left with
+    fewer than MIN_EVIDENCE answers, then — with that room — the strand left most in doubt
+    explains its lesson in its own words (an answer no option can give away). Returns the
+    questions asked."""
     choice, fills = ctx.prep.questions(strand)
     queues = probe_items.queues(strand, choice)
     planned = probe_budget.planned(fills, queues)
-    ctx.prep.audits(f"audit:{n}:fill", planned, "probe")
+    room = budget - len(planned)
+    explains = (
+        [p for f in fills for p in f[-1:] if p.id.endswith("-explain")]
+        if room > MIN_EVIDENCE * len(queues)
+        else []
+    )
+    ctx.prep.audits(f"audit:{n}:fill", [*planned, *explains], "probe")
     ctx.prep.batch_asked(n)  # the next batch is prepared while this one is answered
     title = f"Probe · strand {n} of {total} · {strand.name}"
-    answers = yield from _search(ctx, queues, n, total, title, max(0, budget - len(planned)))
-    groups = strand.members or (strand,)
+    searches = [EdgeSearch(len(q)) for q in queues]
+    answers = yield from _search(ctx, searches, queues, (n, total), title, room - bool(explains))
     free: list[Answer] = []
-    for group, fill in zip(groups, fills, strict=True):
-        own = sum(1 for a in answers if a.item is not None and a.item.lesson_id == group.lesson.id)
-        for item in fill[: max(0, MIN_EVIDENCE - own)]:
-            where = (
-                "in your own words"
-                if item.id.endswith("-explain")
-                else f"question {len(answers) + len(free) + 1}"
-            )
-            ctx.position = f"probe · strand {n}/{total} · {where}"
-            asked = f"{title} · {where}"
-            given = yield from ask(ctx, item, "probe", asked, ctx.concept_of(item))
+    for fill, search in zip(fills, searches, strict=True):
+        for item in fill[: max(0, MIN_EVIDENCE - len(search.answers))]:
+            given = yield from _free(ctx, item, (n, total), title, len(answers) + len(free))
             if given:
                 free.append(given)
+    if explains and not any(f.item is not None and f.item.id.endswith("-explain") for f in free):
+        doubted = strand.members[probe_budget.most_in_doubt(searches)] if strand.members else strand
+        explain = next((p for p in explains if p.lesson_id == doubted.lesson.id), explains[0])
+        given = yield from _free(ctx, explain, (n, total), title, len(answers) + len(free))
+        if given:
+            free.append(given)
     ctx.position = f"probe · strand {n}/{total} · results"
     yield from results.run(ctx, strand, title, answers, free)
     return len(answers) + len(free)
 
 
+def _free(
+    ctx: LessonContext, item: Presented, batch: tuple[int, int], title: str, asked: int
+) -> Generator[Prompt, Action, Answer | None]:
+    """A free-recall question of the batch (a fill-up or the explain-back)."""
+    where = "in your own words" if item.id.endswith("-explain") else f"question {asked + 1}"
+    ctx.position = f"probe · strand {batch[0]}/{batch[1]} · {where}"
+    return (yield from ask(ctx, item, "probe", f"{title} · {where}", ctx.concept_of(item)))
+
+
 def _search(
     ctx: LessonContext,
+    searches: list[EdgeSearch],
     queues: list[list[Presented]],
-    n: int,
-    total: int,
+    batch: tuple[int, int],
     title: str,
     budget: int,
 ) -> Generator[Prompt, Action, list[Answer]]:
     """The choice items asked, at most `budget`: the group the budget picks, the item its edge
     search picks; the answers, withheld."""
     answers: list[Answer] = []
-    searches = [EdgeSearch(len(q)) for q in queues]
+    n, total = batch
     while len(answers) < budget:
         k = probe_budget.pick(searches)
         i = None if k is None else searches[k].next_index()

@@ -38,6 +38,10 @@ def doubt(right: int, total: int) -> float:
     return 1 - max(weights) / sum(weights)
 
 
+def _doubt_of(search: EdgeSearch) -> float:
+    return doubt(sum(search.answers.values()), len(search.answers))
+
+
 def pick(searches: Sequence[EdgeSearch]) -> int | None:
     """The group asked next: one with fewer than MIN_EVIDENCE answers (the fewest first), else
     the one most in doubt while it is below SURE_ENOUGH and STRAND_MAX answers; None when every
@@ -46,11 +50,7 @@ def pick(searches: Sequence[EdgeSearch]) -> int | None:
     short = [k for k in open_ if len(searches[k].answers) < MIN_EVIDENCE]
     if short:
         return min(short, key=lambda k: (len(searches[k].answers), k))
-    doubts = {
-        k: doubt(sum(searches[k].answers.values()), len(searches[k].answers))
-        for k in open_
-        if len(searches[k].answers) < STRAND_MAX
-    }
+    doubts = {k: _doubt_of(searches[k]) for k in open_ if len(searches[k].answers) < STRAND_MAX}
     wanted = [k for k, d in doubts.items() if d > 1 - SURE_ENOUGH + 1e-9]
     if not wanted:
         return None
@@ -59,7 +59,7 @@ def pick(searches: Sequence[EdgeSearch]) -> int | None:
 
 def most_in_doubt(searches: Sequence[EdgeSearch]) -> int:
     """The group whose level its answers leave most in doubt (the first, on a tie)."""
-    doubts = [doubt(sum(s.answers.values()), len(s.answers)) for s in searches]
+    doubts = [_doubt_of(s) for s in searches]
     return doubts.index(max(doubts))
 
 

@@ -2,7 +2,8 @@
 Each strand's choice items are searched for the edge of what is known, the lesson's question
 budget going where the answers leave most in doubt (tutor.engine.probe_budget); a strand whose
 choice items cannot give it two answers of its own is asked its items as free recall and then
-to explain its lesson in its own words; then the results (tutor.engine.phases.results)."""
+to explain its lesson in its own words; with room in the budget, the strand left most in doubt
+explains its lesson; then the results (tutor.engine.phases.results)."""
 
 from __future__ import annotations
 

@@ -209,8 +209,11 @@ def report(label: str, tally: Tally, took: float) -> None:
     unprobed = sum(v == "not probed" for _, _, v in tally.pairs) / max(1, len(tally.pairs))
     asked = [q for _, q in tally.questions]
     many = [q for s, q in tally.questions if s >= 3]
-    print(f"\n{label}: {len(tally.questions)} lessons × learners, {len(tally.pairs)} strands, ")
-    print(f"  {took:.0f} s")
+    sessions = len(tally.questions)
+    print(
+        f"\n{label}: {sessions} sessions (lessons × learners), {len(tally.pairs)} strands,"
+        f" {took:.0f} s"
+    )
     print(f"  overall        {both()}")
     for kind in ("own", "catch-up"):
         print(f"  {kind:<14} {both(kind)}")

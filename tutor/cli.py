@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "gate": "gate",
     "quiz": "quiz",
     "packet": "packet",
+    "plan": "plan",
 }
 
 

@@ -133,10 +133,12 @@ class Drafter:
         compiled: StepText,
         verdicts: dict[str, str] | None = None,
         position: str = "",
+        plan: dict[str, object] | None = None,
     ) -> StepText | None:
         """A fresh explanation of the step (its title) from its excerpts, for a learner whose probe
-        verdicts are `verdicts` (prerequisite → solid / unstable / unknown); None → teach the
-        compiled step."""
+        verdicts are `verdicts` (prerequisite → solid / unstable / unknown), shaped by the step's
+        `plan` (tutor.engine.step_plan: never the learner's profile); None → teach the compiled
+        step."""
         made = self._call(
             "tutor",
             {
@@ -146,6 +148,7 @@ class Drafter:
                 "verdicts": verdicts or {},
                 "untrusted_excerpts": compiled["excerpt"],
                 "sources": compiled["sources"],
+                **({"plan": plan} if plan is not None else {}),
             },
             StepDraft,
             "teach",

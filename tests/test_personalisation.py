@@ -196,3 +196,34 @@ def test_a_stored_plan_reads_back_equal_and_the_draft_key_holds_no_identity():
 @pytest.mark.parametrize("rep", PRESENTATIONS)
 def test_the_catalogue_has_a_component_for_every_presentation(rep):
     assert BY_REPRESENTATION[rep].representation == rep
+
+
+def test_a_change_of_representation_or_density_gives_a_step_not_yet_shown_a_new_text_key():
+    from tutor.engine.personal import text_key
+
+    lesson = COURSE.lesson("P1 L01")
+    concept = next(s for s in teaching_sections(lesson) if s.title == "The Concept")
+
+    def key(d: Declared) -> str:
+        plan = plan_step(
+            concept.title, concept, lesson.objectives, "primary", project(d, Evidence())
+        )
+        return text_key(plan, 2)
+
+    plain = plan_step(concept.title, concept, lesson.objectives, "primary", None)
+    assert text_key(plain, 2) == "step:2"  # as before personalisation: old sessions resume
+    assert key(Declared(("code",), 2)) != key(Declared(("code",), 3))
+    assert key(Declared(("code",), 2)) != key(Declared(("table",), 2))
+    assert key(Declared(("code",), 2)) == key(Declared(("code",), 2, ("keyboard", "no_colour")))
+
+
+def test_the_contracts_numbers_are_the_codes():
+    from pathlib import Path
+
+    from tutor.engine import projection
+
+    contract = " ".join((Path(__file__).parents[1] / "CONTRACT.md").read_text().split())
+    assert projection.CALIBRATION_LESSONS == 3 and "fewer than 3 other lessons" in contract
+    assert projection.RECENT_MISTAKES == 10 and "the 10 newest mistakes" in contract
+    assert projection.SIGNAL_MIN == 2 and "seen at least twice" in contract
+    assert f"`{PROJECTION_VERSION}`" in contract

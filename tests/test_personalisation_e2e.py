@@ -94,7 +94,8 @@ def test_tutor_plan_prints_each_steps_plan_rationale_and_fallback_reason(tmp_pat
         assert all(set(f) == {"source", "section", "sentence", "sha"} for f in s["required_facts"])
     text = tutor(tmp_path, "plan", "P1 L01")
     assert text.returncode == 0
-    assert "rationale: " in text.stdout and "not as asked: §The Concept has no diagram" in text.stdout
+    assert "rationale: " in text.stdout
+    assert "not as asked: §The Concept has no diagram" in text.stdout
 
 
 def test_an_invalid_learner_section_is_a_clear_message_not_a_traceback(tmp_path):

@@ -59,3 +59,44 @@ def load_learner() -> LearnerSettings:
             f"learner settings are invalid ({problems}); check the [{LEARNER_SECTION}] section "
             f"of {path}"
         ) from None
+
+
+def toml_table(settings: LearnerSettings) -> str:
+    """The `[learner]` table as TOML text."""
+    listed = ", ".join(f'"{p}"' for p in settings.presentations)
+    flags = (
+        f"{name} = {str(getattr(settings, name)).lower()}"
+        for name in ("screen_reader", "no_colour", "reduced_motion")
+    )
+    return "\n".join(
+        [f"[{LEARNER_SECTION}]", f"presentations = [{listed}]", f"density = {settings.density}"]
+        + list(flags)
+    )
+
+
+def save_learner(settings: LearnerSettings) -> None:
+    """Write `[learner]` into settings.toml, every other table left as it was (checked by reading
+    the file back before it replaces the old one)."""
+    import os
+
+    path = tutor_home() / "settings.toml"
+    old = path.read_text(encoding="utf-8") if path.is_file() else ""
+    try:
+        before = tomllib.loads(old)
+    except tomllib.TOMLDecodeError as exc:
+        raise TutorError(f"cannot read {path}: {exc}; fix or remove the file") from None
+    kept, inside = [], False
+    for line in old.splitlines():
+        header = line.strip().startswith("[")
+        if header:
+            inside = line.strip().strip("[]").strip() == LEARNER_SECTION
+        if not inside:
+            kept.append(line)
+    new = "\n".join([*kept, "", toml_table(settings)]).strip("\n") + "\n"
+    after = tomllib.loads(new)
+    before.pop(LEARNER_SECTION, None)
+    if after.pop(LEARNER_SECTION, None) is None or after != before:
+        raise TutorError(f"{path} could not be updated safely; edit [learner] by hand")
+    tmp = path.with_suffix(".toml.tmp")
+    tmp.write_text(new, encoding="utf-8")
+    os.replace(tmp, path)

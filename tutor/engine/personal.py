@@ -93,5 +93,5 @@ def session_learner(
 
     chosen = load_learner()
     caps = tuple(c for c in CAPABILITIES if c in chosen.capabilities())
-    declared = Declared(tuple(dict.fromkeys(chosen.presentations)), chosen.density, caps)
+    declared = Declared(tuple(chosen.presentations), chosen.density, caps)
     return declared, evidence(store, curriculum, lesson)

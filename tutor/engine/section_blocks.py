@@ -110,8 +110,7 @@ def produce(
         return Declined("worked_example", f"§{section_title} has no worked example")
     if any(representation in c.kinds() for c in parts):
         return Produced(representation)
-    noun = {"code": "code", "table": "table", "diagram": "diagram"}[representation]
-    return Declined(representation, f"§{section_title} has no {noun}")
+    return Declined(representation, f"§{section_title} has no {representation}")
 
 
 def arrange(text: str, order: tuple[Presentation, ...]) -> str:

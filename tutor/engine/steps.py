@@ -110,7 +110,9 @@ def compile_step(ctx: LessonContext, step: Step, plan: StepPlan | None = None) -
     if plan is not None and plan.representations != ("prose",):
         from tutor.engine.section_blocks import arrange
 
-        parts.append(f"[shown: {', '.join(plan.representations)} — as you asked]")
+        asked = any(f"declared:{r}" in plan.rationale for r in plan.representations)
+        why = "as you asked" if asked else "from your record"
+        parts.append(f"[shown: {', '.join(plan.representations)} — {why}]")
         body = arrange(section.text, plan.representations)
     if plan is not None and plan.fallback_reason:
         parts.append(f"[not as asked: {plan.fallback_reason}]")

@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "quiz": "quiz",
     "packet": "packet",
     "dossier": "dossier",
+    "plan": "plan",
 }
 
 

@@ -175,6 +175,7 @@ class TutorApp(App[int]):
         yield SystemCommand("Review", "due mistakes first, then due concepts", self.start_review)
         yield SystemCommand("Status", "position, due counts, concepts, mastery", self.show_status)
         yield SystemCommand("Views", "write markdown views of your records", self.write_views)
+        yield SystemCommand("Settings", "how steps are shown to you", self.show_learner_settings)
         yield SystemCommand(
             "Doctor", "settings, model endpoint, store, curriculum", self.show_doctor
         )
@@ -183,6 +184,11 @@ class TutorApp(App[int]):
             "compile a packet (markdown, html) for the current lesson's topic",
             self.write_packet,
         )
+
+    def show_learner_settings(self) -> None:
+        from tutor.app.learner_screen import LearnerScreen
+
+        self.push_screen(LearnerScreen())
 
     def show_status(self) -> None:
         from tutor.app.home import HomeScreen

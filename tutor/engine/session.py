@@ -22,6 +22,7 @@ from tutor.engine.context import LessonContext
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.journal import SessionJournal
 from tutor.engine.lesson import lesson_script
+from tutor.engine.personal import session_learner
 from tutor.engine.progress import Activity
 from tutor.engine.selection import concept_id
 from tutor.engine.sources import gate_digest, lesson_digest, model_notes_later
@@ -74,6 +75,7 @@ class Session:
             gate.reuse(session_id)
         if drafter is not None:
             drafter.activity = self.activity
+        learner, evidence = session_learner(store, curriculum, lesson)
         self.context = LessonContext(
             session_id=session_id,
             lesson=lesson,
@@ -83,6 +85,8 @@ class Session:
             journal=self.journal,
             drafter=drafter,
             pack=self._pack(),
+            learner=learner,
+            evidence=evidence,
         )
         self._gen = lesson_script(self.context)
         watchdog = self._watchdog()  # the first screen is held to the same wait as any other

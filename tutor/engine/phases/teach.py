@@ -12,6 +12,7 @@ from tutor.engine import selection, selfgrade
 from tutor.engine.asking import ask
 from tutor.engine.context import LessonContext
 from tutor.engine.items import Presented
+from tutor.engine.personal import freeze
 from tutor.engine.records import Answer, Mistake, Note, Taught
 from tutor.engine.screens import gated, show, withheld, yes_no
 from tutor.engine.steps import Step, key_sentences, labels
@@ -61,6 +62,7 @@ def teach_step(ctx: LessonContext, step: Step, n: int, plan: list[Step]) -> Scri
     if isinstance(outcome, Block):
         yield from withheld(ctx, "teach", title, outcome)
         return
+    freeze(ctx, step, n)
     action = yield from show(
         ctx, "teach", title, outcome, sources=labels(ctx, step, made["sources"])
     )

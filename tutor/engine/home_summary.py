@@ -9,6 +9,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tutor.engine.calibration import Calibration, calibration
+
 if TYPE_CHECKING:
     from learning_system.curriculum import Curriculum
     from learning_system.store import Store
@@ -30,6 +32,7 @@ class RecordCounts:
     mastery: float | None = None
     mastery_days: list[float] = field(default_factory=lambda: [0.0] * MASTERY_DAYS)
     due_days: list[int] = field(default_factory=lambda: [0] * DUE_DAYS)
+    calibration: Calibration = field(default_factory=Calibration)
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,7 @@ def record_counts(store: Store, now: datetime | None = None) -> RecordCounts:
         mastery=counted["mastery"],
         mastery_days=mastery_at_ends(answers, ends),
         due_days=counted["due_days"],
+        calibration=calibration(store, now),
     )
 
 

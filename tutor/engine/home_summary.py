@@ -110,6 +110,23 @@ def with_curriculum(
     )
 
 
+def status_text(s: HomeSummary) -> str:
+    """The summary as the lines `tutor status` prints them, for the app's Status command."""
+    c = s.counts
+    held = ", ".join(f"{n} {k}" for k, n in sorted(c.concepts.items())) or "none yet"
+    lines = [
+        f"Curriculum: {s.curriculum}",
+        f"Position:   {s.position}",
+        f"Due now:    {c.due_mistakes} mistakes · {c.due_concepts} concepts",
+        f"Concepts:   {held}",
+    ]
+    if c.mastery is not None:
+        lines.append(f"Mastery:    {c.mastery:.2f} of 0.80 (advisory)")
+    if s.last_lesson:
+        lines.append(f"Last:       {s.last_lesson}")
+    return "\n".join([*lines, "", *c.calibration.lines()])
+
+
 def _title(curriculum: Curriculum, lesson_id: str) -> str:
     try:
         return curriculum.lesson(lesson_id).title

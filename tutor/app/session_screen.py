@@ -42,7 +42,7 @@ CONFIDENCE_LINE = "confidence:  s sure   h hunch   n no idea      (required)"
 _KEYS = "1234abcd0xyn"  # and s, h
 
 IN_YOUR_WORDS = "In your own words (x alone: I don't know). ctrl+s submits."
-ATTRIBUTION_HINT = "optional, before the key: in your words, what happened? (tab here, enter)"
+ATTRIBUTION_HINT = "optional words first (tab here): enter sends them with the kind marked"
 CLAIM_HINT = "I already know … (enter notes it; the probe still checks · escape: back)"
 
 
@@ -68,11 +68,11 @@ class SessionScreen(ReportingScreen):
         Binding("t", "take_over", "take it over"),
         Binding("escape", "back", "back home"),
         Binding("k", "skip", "skip step"),
-        Binding("i", "claim", "I already know…"),
         Binding("ctrl+s", "submit", "submit"),
         Binding("question_mark", "help", "help"),
         Binding("q", "pause", "pause & quit"),
         *_key_bindings(),
+        Binding("i", "claim", "I know…"),
     ]
 
     def __init__(self, kind: str, opener: Callable[[Activity], Any] | None = None) -> None:
@@ -696,6 +696,9 @@ class SessionScreen(ReportingScreen):
                 keys.insert(1, ("ctrl+s", "submit the text"))
             if self.prompt.kind == "choice":
                 keys.insert(1, ("↑ ↓ enter", "choose with the arrows, or click"))
+            if self.prompt.kind in ("read", "choice"):
+                keys = [k for k in keys if k[0] != "i know X"]
+                keys.insert(-1, ("i", "I already know X: noted, and the probe still checks it"))
         self.app.push_screen(HelpScreen(self.prompt.title if self.prompt else "lesson", keys))
 
     def action_pause(self) -> None:

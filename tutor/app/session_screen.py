@@ -696,7 +696,7 @@ class SessionScreen(ReportingScreen):
                 keys.insert(1, ("ctrl+s", "submit the text"))
             if self.prompt.kind == "choice":
                 keys.insert(1, ("↑ ↓ enter", "choose with the arrows, or click"))
-            if self.prompt.kind in ("read", "choice"):
+            if self.prompt.kind in ("read", "choice") and self.pending is None:
                 keys = [k for k in keys if k[0] != "i know X"]
                 keys.insert(-1, ("i", "I already know X: noted, and the probe still checks it"))
         self.app.push_screen(HelpScreen(self.prompt.title if self.prompt else "lesson", keys))

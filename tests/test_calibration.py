@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from datetime import timedelta
+
+from plain_driver import Learner
+from test_plain import drive_until
 
 from learning_system import ledger
 from learning_system.ledger import Attempt, Concept
@@ -107,3 +111,15 @@ def test_tutor_status_shows_calibration_and_its_advice(tmp_path):
     assert data["tags"]["sure"] == {"right": 2, "wrong": 4}
     assert data["over_confident"][0] == {"concept": "Vectors", "sure_wrong": 3}
     assert data["advice"].startswith("4 sure answers were wrong")
+
+
+def test_the_line_dialogue_ends_a_lesson_with_the_calibration_and_its_advice(tmp_path):
+    """A whole lesson in `--plain`, answered wrong and sure: the lesson end says so."""
+    learner = Learner(tmp_path, "continue", "--plain", "--offline")
+    drive_until(learner, r"Calibration, last 30 days")
+    learner.finish()
+    end = learner.transcript[learner.transcript.index("Calibration, last 30 days") :]
+    sure = re.match(r"Calibration, last 30 days: sure (\d+)/(\d+) right", end)
+    assert sure and int(sure[2]) - int(sure[1]) >= 2  # several sure and wrong
+    assert "Sure & wrong: Vectors and Dot Products" in end
+    assert "sure answers were wrong, most on Vectors and Dot Products: say why" in end

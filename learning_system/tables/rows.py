@@ -31,7 +31,7 @@ class Answer(TypedDict):
 class ConfidenceCount(TypedDict):
     """How many answers about one concept, with one confidence tag, had one outcome."""
 
-    concept: str  # the concept's name ('' for an answer about no concept)
+    concept: str  # the concept's name, else the answer's lesson ('' for neither)
     confidence: str
     outcome: str
     n: int

@@ -710,28 +710,27 @@ class SessionScreen(ReportingScreen):
         that comes back, or why the pause could not be written (a full disk, a lesson taken
         over) — the lesson resumes from its log alike."""
         self.activity.cancel()
-        if self.session is None or self.session.done:
-            if self.session is not None:
-                self.session.close()
+        if self.session is None:
             return None
         try:
+            if self.session.done:
+                return None
             self._hold_typed()
             self.session.pause()
+            return self._where_stopped()
         except LearningSystemError as exc:
             return f"{exc.title}: {exc}"
         finally:
             self.session.close()
-        return self._where_stopped()
 
     def _hold_typed(self) -> None:
         """A written answer still in its box (not sent, not held yet) is saved to come back."""
-        boxes = self.query("#answer")
-        p = self.prompt
-        if not boxes or p is None or p.kind != "text" or self.pending is not None:
+        boxes, p, hold = self.query("#answer"), self.prompt, getattr(self.session, "hold", None)
+        if not boxes or p is None or p.kind != "text" or hold is None:
             return
         text = getattr(boxes.first(), "text", "")
-        if text.strip() and not self.busy:
-            self.session.hold(Action(kind="text", text=text))
+        if text.strip() and self.pending is None and not self.busy:
+            hold(Action(kind="text", text=text))
 
     def _where_stopped(self) -> str:
         where = self.prompt.position if self.prompt is not None else "the start"

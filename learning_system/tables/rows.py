@@ -28,6 +28,15 @@ class Answer(TypedDict):
     confidence: str | None
 
 
+class ConfidenceCount(TypedDict):
+    """How many answers about one concept, with one confidence tag, had one outcome."""
+
+    concept: str  # the concept's name, else the answer's lesson ('' for neither)
+    confidence: str
+    outcome: str
+    n: int
+
+
 class MistakeRow(TypedDict):
     id: str
     attempt_id: str

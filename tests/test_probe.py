@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
 from learning_system import ledger, scheduling
 from learning_system.curriculum import load_curriculum
-from learning_system.curriculum_quiz import QuizItem
 from learning_system.store import Store
 from tutor.engine import guessing, items, repair, selection, selfgrade
 from tutor.engine.edge_search import EdgeSearch
@@ -106,117 +104,6 @@ def test_leaky_items_are_repaired_into_fair_mcqs(course):
                 assert repair.form(o) == repair.form(key)
     # the batch as one envelope passes the batch rules too
     assert mcq.mechanical_verdict([p.to_question() for p in shown]).verdict == "PASS"
-
-
-def test_a_borrowed_option_never_answers_the_stem(monkeypatch):
-    """Two items asking the same thing: neither lends its key to the other. Their keys share the
-    shape, length band and stem echo the repair looks for, so each would be the other's best
-    borrowed option; the similar-stem rule is what keeps them apart (checked by turning it off)."""
-
-    def item(n, stem, key, distractors):
-        return QuizItem(
-            index=n,
-            id=f"x-q{n}",
-            stage="pre",
-            question=stem,
-            options=[key, *distractors],
-            correct=0,
-            explanation=key,
-        )
-
-    same_a = item(
-        1,
-        "What does the damper of the kiln control in the firing chamber?",
-        "It controls how much air leaves the firing chamber at once",
-        ["Heat", "Clay", "Time"],
-    )
-    same_b = item(
-        2,
-        "What does the kiln damper control in its firing chamber?",
-        "It sets the air let out of the firing chamber per minute",
-        ["Fuel", "Ash", "Glaze"],
-    )
-    others = [  # keys of the same shape about something else: what the repair may borrow
-        item(
-            3,
-            "Why are pyrometric cones set on a shelf before a glaze is fired?",
-            "It shows when the firing chamber has reached the heat a glaze needs",
-            ["Color", "Speed", "Noise"],
-        ),
-        item(
-            4,
-            "What does a potter's wheel head do while a pot is thrown?",
-            "It spins steadily so the clay can be centred by hand",
-            ["Dries", "Cools", "Bakes"],
-        ),
-        item(
-            5,
-            "Why is bread dough left to rest before baking?",
-            "It lets the yeast fill the dough with small pockets of gas",
-            ["Salt", "Oven", "Flour"],
-        ),
-        item(
-            6,
-            "What does a plane iron do when it is pushed along a board?",
-            "It shaves a thin curl of wood from the surface of the board",
-            ["Nail", "Glue", "Saw"],
-        ),
-        item(
-            7,
-            "Why is a sail trimmed when the wind shifts?",
-            "It keeps the cloth at the angle where the wind pushes it best",
-            ["Oar", "Rope", "Mast"],
-        ),
-        item(
-            8,
-            "Why is the loom's heddle lifted before each pass of the shuttle?",
-            "It opens a gap between threads so the shuttle can pass through",
-            ["Color", "Speed", "Noise"],
-        ),
-        item(
-            9,
-            "What do kiln shelves hold during a firing?",
-            "It keeps the pots apart so glazed sides never fuse",
-            ["Steam", "Lid", "Pan"],
-        ),
-    ]
-    from learning_system.curriculum import Lesson
-
-    lesson = Lesson(
-        id="P1 L01",
-        phase=1,
-        number=1,
-        slug="01-x",
-        path=Path("."),
-        title="X",
-        languages=[],
-        prerequisites=[],
-        time_minutes=None,
-        objectives=[],
-        sections=[],
-        further_reading=[],
-        quiz=[same_a, same_b, *others],
-        doc_path=None,
-        quiz_path=None,
-    )
-    pool = repair.donors(None, lesson)
-    lent = {o.options[0] for o in others}
-    for asked, twin in ((same_a, same_b), (same_b, same_a)):
-        fixed = repair.repair(asked, lesson, pool)
-        assert fixed is not None, asked.id  # the repair acts: short distractors replaced
-        assert twin.options[0] not in fixed
-        assert fixed[0] == asked.options[0] and set(fixed[1:]) <= lent
-        assert not mcq.blocking(
-            mcq.audit_item(
-                QuizQuestion(
-                    id=asked.id, type="mcq", question=asked.question, options=fixed, correct_index=0
-                )
-            )
-        )
-    # the control: without the similar-stem rule each borrows the other's key
-    monkeypatch.setattr(repair, "SIMILAR_STEM", 1.01)
-    for asked, twin in ((same_a, same_b), (same_b, same_a)):
-        assert twin.options[0] in (repair.repair(asked, lesson, pool) or [])
 
 
 def test_no_answer_free_strategy_finds_the_keys_of_the_generated_course(course):

@@ -155,6 +155,15 @@ def slots_for(n: int, salt: str) -> list[int]:
 
 
 Form = tuple[list[str], int, str]  # options, key index, "bank" or "repaired"
+ALTERNATIVES = 6  # fair option sets weighed per repaired item
+
+
+def _heaviest_after(load: dict[str, float], weights: dict[str, float]) -> tuple[float, float]:
+    """How far the most-fed strategy would get with these weights added (then the total)."""
+    return (
+        max(load.get(n, 0.0) + w for n, w in weights.items()),
+        sum(weights.values()),
+    )
 
 
 def choice_forms(
@@ -162,35 +171,48 @@ def choice_forms(
 ) -> tuple[dict[str, Form], dict[str, str]]:
     """For each item of a bank that can be asked as multiple choice: (options, key index, how);
     for the rest, why not. Raw items are used as they are when they pass the rules; items whose
-    only flaws are the options' shape are repaired (tutor.engine.repair); then items are
-    dropped, worst first, until no answer-free strategy picks the key in more than GUESS_CAP of
-    them."""
+    only flaws are the options' shape are repaired from their own lesson (tutor.engine.repair),
+    each with the fair option set that feeds the answer-free strategies found so far least
+    (no option text twice in a lesson); then items are dropped, worst first, until no
+    answer-free strategy picks the key in more than ADMIT_CAP of them."""
     forms: dict[str, Form] = {}
     why: dict[str, str] = {}
+    lent: dict[str, set[str]] = {}  # per lesson, texts already shown: a batch shows each once
+    load: dict[str, float] = {}  # per strategy, the keys it finds so far (expected)
+    keys = frozenset(_norm(q.options[q.correct]) for q in bank if 0 <= q.correct < len(q.options))
     for item in bank:
         if item.type == "numeric":
             continue
+        home = homes[item.id]
         issues = _issues(item)
         codes = {i.code or "?" for i in issues}
-        if not issues:
-            forms[item.id] = (list(item.options), item.correct, "bank")
-            continue
-        fixed = None
-        if codes <= REPAIRABLE:
-            home = homes[item.id]
-            fixed = repair.repair(item, home, repair.donors(curriculum, home))
-        if fixed is None:
+        found: list[list[str]] = [list(item.options)] if not issues else []
+        if issues and codes <= REPAIRABLE:
+            used = frozenset(lent.get(home.id, set()))
+            found = repair.repairs(item, home, repair.donors(home), keys | used, ALTERNATIVES)
+        if not found:
             why[item.id] = f"failed the quiz rules ({', '.join(sorted(codes))})"
-        else:
-            forms[item.id] = (fixed, 0, "repaired")
+            continue
+        key_at = item.correct if not issues else 0
+        options = min(
+            found,
+            key=lambda o: _heaviest_after(
+                load, guess_weights(item.question, o, key_at, home.title)
+            ),
+        )
+        for name, w in guess_weights(item.question, options, key_at, home.title).items():
+            load[name] = load.get(name, 0.0) + w
+        lent.setdefault(home.id, set()).update(_norm(o) for o in options)
+        forms[item.id] = (options, key_at, "repaired" if issues else "bank")
     stems = {i.id: i.question for i in bank}
     admitted = admit_within_guess_cap(
-        {i: (stems[i], opts, key) for i, (opts, key, _) in forms.items()}
+        {i: (stems[i], opts, key, homes[i].title) for i, (opts, key, _) in forms.items()}
     )
     for item_id in list(forms):
         if item_id not in admitted:
             opts, key, _ = forms.pop(item_id)
-            leaks = ", ".join(guessable_by(stems[item_id], opts, key)) or "the bank's mix"
+            strategies = guessable_by(stems[item_id], opts, key, homes[item_id].title)
+            leaks = ", ".join(strategies) or "the bank's mix"
             why[item_id] = f"as a choice its key could be guessed ({leaks})"
     return forms, why
 
@@ -224,8 +246,9 @@ def _norm(text: str) -> str:
 def _choice_forms(
     items: Sequence[QuizItem], homes: dict[str, Lesson], curriculum: Curriculum | None
 ) -> tuple[dict[str, Form], dict[str, str]]:
-    """The batch's choice items with their options (no option text twice in the batch: a
-    clash is repaired again without it), and why each other item is not a choice item."""
+    """The batch's choice items with their options, and why each other item is not a choice
+    item: no option text appears twice in a batch and no distractor is another item's key (such
+    an item is asked another way, not repaired again outside the guess cap)."""
     chosen: dict[str, Form] = {}
     why: dict[str, str] = {}
     shown: set[str] = set()
@@ -241,18 +264,8 @@ def _choice_forms(
             if o is not item and o.type == "mcq" and 0 <= o.correct < len(o.options)
         }
         if {_norm(o) for n, o in enumerate(options) if n != key_at} & (shown | others):
-            fixed = repair.repair(
-                item,
-                homes[item.id],
-                repair.donors(curriculum, homes[item.id]),
-                frozenset(shown | others),
-            )
-            if fixed is None or max(guess_weights(item.question, fixed, 0).values()) > max(
-                guess_weights(item.question, options, key_at).values()
-            ):
-                why[item.id] = "its options would repeat another item's in this batch"
-                continue
-            options, key_at, how = fixed, 0, "repaired"
+            why[item.id] = "its options would repeat another item's option or key in this batch"
+            continue
         shown |= {_norm(o) for o in options}
         chosen[item.id] = (options, key_at, how)
     return chosen, why
@@ -307,9 +320,7 @@ def present(
                 reference=f"{key}. {item.explanation}",
                 bloom=bloom_of(item),
                 stage=item.stage,
-                note="distractors drawn from other items of the curriculum"
-                if how == "repaired"
-                else "",
+                note="distractors drawn from its own lesson" if how == "repaired" else "",
             )
         )
     return out

@@ -155,15 +155,15 @@ def slots_for(n: int, salt: str) -> list[int]:
 
 
 Form = tuple[list[str], int, str]  # options, key index, "bank" or "repaired"
-ALTERNATIVES = 6  # fair option sets weighed per repaired item
+ALTERNATIVES = 12  # fair option sets weighed per repaired item
 
 
-def _heaviest_after(load: dict[str, float], weights: dict[str, float]) -> tuple[float, float]:
-    """How far the most-fed strategy would get with these weights added (then the total)."""
-    return (
-        max(load.get(n, 0.0) + w for n, w in weights.items()),
-        sum(weights.values()),
-    )
+def _imbalance_after(load: dict[str, float], count: int, weights: dict[str, float]) -> float:
+    """How far the answer-free strategies would stray from chance (1 key in 4) over the
+    choices so far with these weights added: a strategy that finds the key rarely tells as
+    much as one that finds it often."""
+    chance = (count + 1) / 4
+    return sum((load.get(n, 0.0) + w - chance) ** 2 for n, w in weights.items())
 
 
 def choice_forms(
@@ -172,7 +172,7 @@ def choice_forms(
     """For each item of a bank that can be asked as multiple choice: (options, key index, how);
     for the rest, why not. Raw items are used as they are when they pass the rules; items whose
     only flaws are the options' shape are repaired from their own lesson (tutor.engine.repair),
-    each with the fair option set that feeds the answer-free strategies found so far least
+    each with the fair option set that keeps the answer-free strategies nearest chance so far
     (no option text twice in a lesson); then items are dropped, worst first, until no
     answer-free strategy picks the key in more than ADMIT_CAP of them."""
     forms: dict[str, Form] = {}
@@ -186,24 +186,33 @@ def choice_forms(
         home = homes[item.id]
         issues = _issues(item)
         codes = {i.code or "?" for i in issues}
-        found: list[list[str]] = [list(item.options)] if not issues else []
-        if issues and codes <= REPAIRABLE:
+        own_key = _norm(item.options[item.correct]) if 0 <= item.correct < len(item.options) else ""
+        taken = (keys - {own_key}) | lent.get(home.id, set())
+        if not issues and {_norm(o) for o in item.options} - {own_key} & taken:
+            codes = {"shared"}  # a distractor is another item's key or option: lend afresh
+        found: list[list[str]] = [list(item.options)] if not codes else []
+        if codes and codes <= REPAIRABLE | {"shared"}:
             used = frozenset(lent.get(home.id, set()))
             found = repair.repairs(item, home, repair.donors(home), keys | used, ALTERNATIVES)
         if not found:
-            why[item.id] = f"failed the quiz rules ({', '.join(sorted(codes))})"
+            why[item.id] = (
+                "its options repeat another item's key or option, and its lesson lends no "
+                "fair others"
+                if codes == {"shared"}
+                else f"failed the quiz rules ({', '.join(sorted(codes))})"
+            )
             continue
-        key_at = item.correct if not issues else 0
+        key_at = item.correct if not codes else 0
         options = min(
             found,
-            key=lambda o: _heaviest_after(
-                load, guess_weights(item.question, o, key_at, home.title)
+            key=lambda o: _imbalance_after(
+                load, len(forms), guess_weights(item.question, o, key_at, home.title)
             ),
         )
         for name, w in guess_weights(item.question, options, key_at, home.title).items():
             load[name] = load.get(name, 0.0) + w
         lent.setdefault(home.id, set()).update(_norm(o) for o in options)
-        forms[item.id] = (options, key_at, "repaired" if issues else "bank")
+        forms[item.id] = (options, key_at, "repaired" if codes else "bank")
     stems = {i.id: i.question for i in bank}
     admitted = admit_within_guess_cap(
         {i: (stems[i], opts, key, homes[i].title) for i, (opts, key, _) in forms.items()}

@@ -231,6 +231,8 @@ def repairs(
     n_words = len(key.split())
     ranked: list[tuple[tuple[object, ...], str]] = []
     for text in own_distractors:  # written for this stem: the most plausible, when they fit
+        if _norm(text) in exclude:
+            continue
         if lo * n_key <= len(text) <= hi * n_key and len(text) != n_key and form(text) == shape:
             seen.add(_norm(text))
             chosen_words.append(frozenset(words(text)))

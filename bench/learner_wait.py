@@ -55,6 +55,8 @@ class Run:
     unverified: int = 0
     calls: int = 0
     total: float = 0.0
+    probe_questions: int = 0
+    quiz_items: int = 0
 
 
 def responder():
@@ -136,6 +138,7 @@ def run_lesson(
         )
         result.boundary["lesson start"].append(time.perf_counter() - started)
         firsts: set[str] = set()
+        asked: dict[str, set[str]] = {"probe": set(), "quiz": set()}
         try:
             for _ in range(400):
                 prompt = session.prompt
@@ -147,6 +150,8 @@ def run_lesson(
                 after = session.act(answer(prompt))
                 waited = time.perf_counter() - t0
                 first = {"probe": "probe start", "quiz": "quiz start"}.get(after.stage)
+                if after.stage in asked and after.item is not None:
+                    asked[after.stage].add(after.item.id)
                 if first and after.item is not None and first not in firsts:
                     firsts.add(first)
                     result.boundary[first].append(waited)
@@ -165,6 +170,7 @@ def run_lesson(
         if not session.done:
             raise SystemExit(f"the {drafter_cls.__name__} run did not reach the end")
     result.total = time.perf_counter() - started
+    result.probe_questions, result.quiz_items = len(asked["probe"]), len(asked["quiz"])
     return result
 
 

@@ -3,20 +3,28 @@ lesson text) and `quiz.json` (its quiz bank), plus an optional `glossary/terms.m
 
 `load_curriculum` never raises on malformed content: whatever it cannot read becomes a `Problem`
 naming the file (and quiz item), and the lesson stays listed. It raises `CurriculumError` only
-when the path is not a curriculum at all."""
+when the path is not a curriculum at all. Files are read through `curriculum_files`: nothing
+outside the curriculum root (a link out is refused with a warning), nothing past a size cap."""
 
 from __future__ import annotations
 
 import difflib
 import os
 import re
-import stat
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from learning_system.curriculum_doc import Link, Section, parse_lesson_doc, section_block
+from learning_system.curriculum_files import (
+    MAX_DOC_BYTES,
+    MAX_GLOSSARY_BYTES,
+    MAX_QUIZ_BYTES,
+    OUTSIDE,
+    outside_target,
+    read_regular,
+)
 from learning_system.curriculum_glossary import parse_glossary
 from learning_system.curriculum_quiz import QuizItem, parse_quiz_bank
 from learning_system.curriculum_refs import (
@@ -46,11 +54,6 @@ BUILTIN_NAME = "built-in course"
 DOC_FILE = Path("docs") / "en.md"
 QUIZ_FILE = "quiz.json"
 GLOSSARY_FILE = Path("glossary") / "terms.md"
-# Size caps (real lessons are about 30 KiB, banks 4 KiB): past them a file is cut (documents,
-# glossary) or not read (a quiz bank cannot be cut), with a warning.
-MAX_DOC_BYTES = 1024 * 1024
-MAX_GLOSSARY_BYTES = 4 * 1024 * 1024
-MAX_QUIZ_BYTES = 4 * 1024 * 1024
 
 
 class CurriculumError(LearningSystemError):
@@ -150,9 +153,15 @@ class Curriculum(BaseModel):
         loaded = {(x.phase, x.number): x for x in self.lessons}
         if pair not in loaded:
             _read_with_prerequisites(self.root, self._folders, [pair], loaded, self.problems)
-            self.phases = _phases_of(self._folders, loaded)
+            self.phases = _phases_of(self.root, self._folders, loaded)
             self._by_key = None
         return loaded[pair]
+
+    def listed(self) -> list[tuple[int, int]]:
+        """(phase, number) of every lesson folder, in curriculum order, without reading one."""
+        if self._partial:
+            return list(self._folders)
+        return [(lesson.phase, lesson.number) for lesson in self.lessons]
 
     def phase_lessons(self, phase: int) -> list[Lesson]:
         """Every lesson of a phase, in order — read now, of a partial curriculum, so the answer
@@ -321,7 +330,9 @@ def load_curriculum(path: Path | str, only: list[str] | None = None) -> Curricul
             for lesson_number, lesson_folder in _numbered_folders(folder, root, problems, "lesson")
         ]
         phases.append(
-            Phase(number=number, slug=folder.name, title=_phase_title(folder), lessons=lessons)
+            Phase(
+                number=number, slug=folder.name, title=_phase_title(folder, root), lessons=lessons
+            )
         )
     all_lessons = [lesson for phase in phases for lesson in phase.lessons]
     _resolve_prerequisites(root, all_lessons, problems)
@@ -360,7 +371,7 @@ def _load_partial(path: Path, only: list[str]) -> Curriculum | None:
     curriculum = Curriculum(
         root=root,
         name=_curriculum_name(root),
-        phases=_phases_of(folders, loaded),
+        phases=_phases_of(root, folders, loaded),
         glossary=_load_glossary(root, problems),
         problems=problems,
     )
@@ -396,7 +407,9 @@ def _read_with_prerequisites(
 
 
 def _phases_of(
-    folders: dict[tuple[int, int], tuple[Path, Path]], loaded: dict[tuple[int, int], Lesson]
+    root: Path,
+    folders: dict[tuple[int, int], tuple[Path, Path]],
+    loaded: dict[tuple[int, int], Lesson],
 ) -> list[Phase]:
     """The phases of the lessons read so far, in curriculum order."""
     phases = []
@@ -406,7 +419,7 @@ def _phases_of(
             Phase(
                 number=phase_number,
                 slug=folder.name,
-                title=_phase_title(folder),
+                title=_phase_title(folder, root),
                 lessons=[loaded[k] for k in sorted(loaded) if k[0] == phase_number],
             )
         )
@@ -438,12 +451,17 @@ def _curriculum_root(path: Path) -> Path:
 
 
 def _children(folder: Path) -> list[Path]:
-    """The sub-folders, sorted; from one directory scan (no stat per entry where the file
-    system says what each entry is)."""
+    """The sub-folders, sorted."""
+    return [folder / name for name, _ in _scan(folder)]
+
+
+def _scan(folder: Path) -> list[tuple[str, bool]]:
+    """The sub-folders' names, sorted, each with whether it is a symlink; from one directory
+    scan (no stat per entry where the file system says what each entry is)."""
     try:
         with os.scandir(folder) as entries:
             return sorted(
-                folder / entry.name
+                (entry.name, entry.is_symlink())
                 for entry in entries
                 if not entry.name.startswith((".", "_")) and entry.is_dir()
             )
@@ -462,7 +480,20 @@ def _numbered_folders(
     warning; a repeated number is moved past the last one too, so ids stay unique."""
     numbered: list[tuple[int, Path]] = []
     unnumbered: list[Path] = []
-    for child in _children(folder):
+    for name, link in _scan(folder):
+        child = folder / name
+        # `folder` is inside the root, so only a link can lead out (and resolving every
+        # entry's path would cost a stat per path component, for every lesson listed)
+        target = outside_target(child, root) if link else None
+        if target is not None:
+            problems.append(
+                Problem(
+                    severity="warning",
+                    file=_rel(child, root),
+                    message=f"{kind} folder {OUTSIDE} (to {target}); left out",
+                )
+            )
+            continue
         match = _NUMBERED.match(child.name)
         if match:
             numbered.append((int(match.group(1)), child))
@@ -582,7 +613,7 @@ def _read_text(
     """The file's text; undecodable bytes are replaced (with a warning). None if unreadable.
     Only a regular file is read (a FIFO or device never blocks the load); past `limit` bytes
     the rest is left out (`truncate`) or the file is not read at all, with a warning."""
-    data = _read_regular(path, limit + 1)
+    data = read_regular(path, limit + 1, root)
     if isinstance(data, str):
         problems.append(
             Problem(
@@ -678,36 +709,18 @@ def _load_glossary(root: Path, problems: list[Problem]) -> dict[str, str]:
 
 
 def _curriculum_name(root: Path) -> str:
-    heading = _first_heading(root / "README.md")
+    heading = _first_heading(root / "README.md", root)
     if heading:
         return heading
     return BUILTIN_NAME if root == BUILTIN_COURSE else root.name
 
 
-def _phase_title(folder: Path) -> str:
-    return _first_heading(folder / "README.md") or _title_from_slug(folder.name)
+def _phase_title(folder: Path, root: Path) -> str:
+    return _first_heading(folder / "README.md", root) or _title_from_slug(folder.name)
 
 
-def _read_regular(path: Path, size: int) -> bytes | str:
-    """Up to `size` bytes of a regular file, or why it cannot be read. Opened non-blocking and
-    checked before reading, so a FIFO, socket or device is refused instead of waited on."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        return str(exc.strerror or exc)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return "not a regular file"
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(size)
-    except OSError as exc:
-        return str(exc.strerror or exc)
-    finally:
-        os.close(fd)
-
-
-def _first_heading(path: Path) -> str:
-    data = _read_regular(path, 8192)
+def _first_heading(path: Path, root: Path) -> str:
+    data = read_regular(path, 8192, root)
     if isinstance(data, str):
         return ""
     head = data.decode("utf-8", errors="replace")
@@ -731,3 +744,12 @@ def _rel(path: Path, root: Path) -> str:
         return path.relative_to(root).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+def lesson_document(lesson: Lesson) -> str | None:
+    """The lesson document's text, read again under the loader's rules: inside the curriculum
+    (a lesson folder is always `<root>/phases/<phase>/<lesson>`), at most MAX_DOC_BYTES (the
+    rest left out); None when it cannot be read."""
+    if lesson.doc_path is None:
+        return None
+    return _read_text(lesson.doc_path, lesson.path.parents[2], [])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -14,6 +15,9 @@ from learning_system.text import InputLimitError, loads_bounded
 STAGES = ("pre", "check", "post")
 OPTION_COUNT = 4
 _BANK_KEYS = ("questions", "items", "quiz")
+# real banks hold 5 to 30 questions; past this many the rest is left out (with a note), so the
+# work of presenting a lesson stays bounded whatever a bank holds
+MAX_QUIZ_ITEMS = 200
 
 
 class QuizItem(BaseModel):
@@ -41,7 +45,19 @@ Note = tuple[str | None, str]
 
 
 def parse_quiz_bank(text: str, id_prefix: str) -> tuple[list[QuizItem], list[Note]]:
-    """The usable items of a quiz bank, and a note for everything left out or repaired."""
+    """The usable items of a quiz bank, and a note for everything left out or repaired. A bank
+    read again unchanged (a partly read curriculum read whole) is not parsed again."""
+    items, notes = _parse_quiz_bank(text, id_prefix)
+    return [item.model_copy(deep=True) for item in items], list(notes)
+
+
+@lru_cache(maxsize=4)
+def _parse_quiz_bank(text: str, id_prefix: str) -> tuple[tuple[QuizItem, ...], tuple[Note, ...]]:
+    items, notes = _parse(text, id_prefix)
+    return tuple(items), tuple(notes)
+
+
+def _parse(text: str, id_prefix: str) -> tuple[list[QuizItem], list[Note]]:
     if not text.strip():
         return [], [(None, "quiz file is empty; no quiz items read")]
     try:
@@ -60,8 +76,17 @@ def parse_quiz_bank(text: str, id_prefix: str) -> tuple[list[QuizItem], list[Not
         return [], [(None, 'expected a list of questions or {"questions": [...]}; none read')]
     if not raw_items:
         return [], [(None, "quiz bank is empty")]
-    items: list[QuizItem] = []
     notes: list[Note] = []
+    if len(raw_items) > MAX_QUIZ_ITEMS:
+        notes.append(
+            (
+                None,
+                f"{len(raw_items)} questions, more than the limit of {MAX_QUIZ_ITEMS}; "
+                f"only the first {MAX_QUIZ_ITEMS} are used",
+            )
+        )
+        raw_items = raw_items[:MAX_QUIZ_ITEMS]
+    items: list[QuizItem] = []
     seen_ids: set[str] = set()
     for index, raw in enumerate(raw_items):
         fallback_id = f"{id_prefix}-q{index + 1:02d}"

@@ -37,6 +37,8 @@ REVIEW_BUSY = "a review is open in another tutor — finish or close it there fi
 class SessionBusy(StoreError):
     """The session is open in another tutor."""
 
+    title = "Open in another tutor"
+
 
 def _lock_dir(store: Store) -> Path:
     return store.path.parent / (store.path.name + ".locks")

@@ -7,9 +7,7 @@ a killed process (and a power cut). Writes keyed by a client-chosen id are idemp
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -19,8 +17,18 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from learning_system.errors import LearningSystemError
+from learning_system.store_errors import (
+    SessionConflict,
+    StoreBusy,
+    StoreError,
+    diagnose,
+    is_busy,
+    newer,
+)
+from learning_system.store_files import check_file, check_history, mark_answers
 from learning_system.text import valid_data, valid_text
+
+__all__ = ["SessionConflict", "Store", "StoreBusy", "StoreError"]
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -37,10 +45,6 @@ Params = Sequence[object] | Mapping[str, object]
 
 SCHEMA_VERSION = 2
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
-# Opening runs `PRAGMA quick_check` when the file is at most this big, or when it was not closed
-# cleanly (a non-empty `-wal` is left); a bigger, cleanly closed store gets the cheap checks only.
-QUICK_CHECK_MAX_BYTES = 64 * 1024 * 1024
 # How long a write waits for another program's write lock before giving up (seconds).
 DEFAULT_WAIT = 30.0
 # Tables every store of schema v1 or later has.
@@ -64,20 +68,6 @@ V1_TABLES = frozenset(
     }
 )
 LEASE_PREFIX = "session-lease:"
-
-
-class StoreError(LearningSystemError):
-    """The store cannot be used as it is; the message says why and what to do."""
-
-    title = "Store problem"
-
-
-class StoreBusy(StoreError):
-    """Another program held the store's write lock for longer than the wait allows."""
-
-
-class SessionConflict(StoreError):
-    """A session event or update collided with another tutor writing the same session."""
 
 
 def utcnow() -> datetime:
@@ -275,7 +265,8 @@ class Store:
         self.leases: dict[str, SessionLease] = {}  # by session id (session_lock.py)
         self._closed = False
         self._depth = 0  # transactions open on the thread holding the lock
-        _check_file(self.path)
+        self._after_commit: list[Callable[[], None]] = []
+        check_file(self.path, SCHEMA_VERSION, V1_TABLES)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -289,6 +280,7 @@ class Store:
             # handler being called (it would deadlock), so it is retried like a busy BEGIN
             self._until_free(lambda: conn.execute("PRAGMA journal_mode=WAL"))
             conn.execute("PRAGMA synchronous=FULL")
+            check_history(conn, self.path)
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise self._error(exc) from None
@@ -355,7 +347,7 @@ class Store:
             try:
                 return action()
             except sqlite3.OperationalError as exc:
-                if not _is_busy(exc):
+                if not is_busy(exc):
                     raise self._error(exc) from None
                 if not told and self.notify is not None:
                     self.notify(
@@ -375,31 +367,14 @@ class Store:
             with self.transaction() as c:
                 version = int(c.execute("PRAGMA user_version").fetchone()[0])
                 if version > SCHEMA_VERSION:
-                    raise StoreError(_newer_message(self.path, version))
+                    raise newer(self.path, version, SCHEMA_VERSION)
                 if version == SCHEMA_VERSION:
                     return
                 MIGRATIONS[version](self.conn)
                 c.execute(f"PRAGMA user_version={version + 1}")
 
     def _error(self, exc: sqlite3.Error, waited: float | None = None) -> StoreError:
-        """The one-line StoreError for an SQLite failure (`waited`: seconds spent waiting)."""
-        text = str(exc)
-        if _is_busy(exc):
-            how_long = f" for {waited:.1f} s" if waited is not None else ""
-            return StoreBusy(
-                f"{self.path} stayed locked by another program{how_long}, so nothing "
-                "was written. Close the other tutor (or program using it) and run the command "
-                "again."
-            )
-        if "readonly" in text or "read-only" in text:
-            return StoreError(
-                f"{self.path} is read-only ({text}). Make it writable, or set "
-                "TUTOR_HOME to another folder, and run the command again."
-            )
-        return StoreError(
-            f"{self.path} is damaged or not a tutor store ({text}). Move it aside (or restore it "
-            "from a backup, or set TUTOR_HOME to another folder) and run the command again."
-        )
+        return diagnose(self.path, exc, waited)
 
     @property
     def schema_version(self) -> int:
@@ -460,11 +435,29 @@ class Store:
             except sqlite3.DatabaseError as exc:
                 self._rollback()
                 raise self._error(exc) from None
+            callbacks, self._after_commit = self._after_commit, []
+            for callback in callbacks:
+                callback()
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run `callback` once the open transaction has committed (now, when none is open);
+        never when it rolls back."""
+        with self._lock:
+            if self._depth:
+                self._after_commit.append(callback)
+                return
+        callback()
+
+    def mark_answers(self) -> None:
+        """Note beside the store how many answers it holds (store_files.check_history)."""
+        highest = self.execute("SELECT coalesce(max(rowid), 0) FROM attempts").fetchone()[0]
+        mark_answers(self.path, int(highest))
 
     def _begin(self) -> None:
         self._until_free(lambda: self.conn.execute("BEGIN IMMEDIATE"))
 
     def _rollback(self) -> None:
+        self._after_commit = []
         if self.conn.in_transaction:
             try:
                 self.conn.execute("ROLLBACK")
@@ -853,97 +846,3 @@ def _decode(row: dict[str, Any], field: str) -> dict[str, Any]:
     value = row.get(field)
     row[field] = json.loads(value) if value else {}
     return row
-
-
-def _is_busy(exc: sqlite3.Error) -> bool:
-    text = str(exc)
-    return "database is locked" in text or "database is busy" in text
-
-
-def _newer_message(path: Path, version: int) -> str:
-    return (
-        f"{path} was written by a newer tutor (store schema v{version}; this tutor knows up "
-        f"to v{SCHEMA_VERSION}). It was left untouched: upgrade tutor to open it."
-    )
-
-
-def _check_readonly(path: Path) -> None:
-    if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
-        raise StoreError(
-            f"{path} is read-only (or its folder is). It was left untouched: make "
-            "it writable, or set TUTOR_HOME to another folder, and run the command "
-            "again."
-        )
-
-
-def _check_file(path: Path) -> None:
-    """Refuse, read-only and without SQLite writing anything, a path that is not a store this
-    tutor can open: a dangling or looping symlink, a special file, a file that is not SQLite, a
-    newer schema, a damaged file. A missing or empty file is a fresh store."""
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        if path.is_symlink():
-            raise StoreError(
-                f"{path} is a symlink to nothing ({os.readlink(path)}). Fix or "
-                "remove the link, or set TUTOR_HOME to another folder."
-            ) from None
-        return
-    except OSError as exc:  # ELOOP (a symlink loop), EACCES, ...
-        raise StoreError(
-            f"{path} cannot be read ({exc.strerror}). Fix or remove it, or set "
-            "TUTOR_HOME to another folder."
-        ) from None
-    if not stat.S_ISREG(info.st_mode):
-        raise StoreError(
-            f"{path} is not a regular file. Move it aside, or set TUTOR_HOME to another folder."
-        )
-    if info.st_size == 0:
-        return
-    try:
-        with open(path, "rb") as f:
-            header = f.read(100)
-    except OSError as exc:
-        raise StoreError(f"{path} cannot be read ({exc.strerror}); left untouched.") from None
-    refuse = (
-        f"{path} is not a readable tutor store ({{}}). It was left untouched; move it aside "
-        "(or set TUTOR_HOME to another folder) and run the command again."
-    )
-    if len(header) < 100 or not header.startswith(SQLITE_MAGIC):
-        raise StoreError(refuse.format("not an SQLite file"))
-    if int.from_bytes(header[60:64], "big") > SCHEMA_VERSION:
-        raise StoreError(_newer_message(path, int.from_bytes(header[60:64], "big")))
-    _check_readonly(path)
-    wal = path.with_name(path.name + "-wal")
-    unclean = wal.exists() and wal.stat().st_size > 0
-    # Read-only, so nothing is written. With no `-wal` beside it the file is all there is:
-    # `immutable` then keeps SQLite from creating `-wal`/`-shm` files just to look.
-    uri = path.resolve().as_uri() + ("?mode=ro" if wal.exists() else "?mode=ro&immutable=1")
-    try:
-        conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=1.0)
-    except sqlite3.Error as exc:
-        raise StoreError(refuse.format(exc)) from None
-    try:
-        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if version > SCHEMA_VERSION:
-            raise StoreError(_newer_message(path, version))
-        if version >= 1 and not V1_TABLES <= tables:
-            missing = ", ".join(sorted(V1_TABLES - tables))
-            raise StoreError(refuse.format(f"schema v{version} without its tables: {missing}"))
-        if unclean or info.st_size <= QUICK_CHECK_MAX_BYTES:
-            result = [r[0] for r in conn.execute("PRAGMA quick_check(3)")]
-            if result != ["ok"]:
-                raise StoreError(
-                    f"{path} is damaged ({'; '.join(result)[:200]}). It was left untouched: "
-                    "restore it from a backup or move it aside (set TUTOR_HOME to another folder) "
-                    "and run the command again."
-                )
-    except sqlite3.OperationalError as exc:
-        if not _is_busy(exc):
-            raise StoreError(refuse.format(exc)) from None
-        # another tutor is writing: the checks above ran as far as they could; go on
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(refuse.format(exc)) from None
-    finally:
-        conn.close()

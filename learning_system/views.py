@@ -14,6 +14,8 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +24,8 @@ from learning_system.store import Store
 from learning_system.terminal import strip_terminal
 
 if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
     from learning_system.tables.rows import KnowledgePageRow
 
 README = "README.md"
@@ -70,7 +74,9 @@ def md_inline(text: str) -> str:
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?=\s|$)")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
-_UNSAFE_LINK = re.compile(r"\]\(\s*<?\s*(?:javascript|vbscript|data|file):", re.IGNORECASE)
+# a script scheme before a target (`javascript:alert(1)`): its colon becomes U+FF1A, so no
+# link, reference definition or autolink can carry it whatever surrounds it
+_SCRIPT_SCHEME = re.compile(r"\b(javascript|vbscript|data|file):(?=\S)", re.IGNORECASE)
 
 
 def _inert_inline(line: str) -> str:
@@ -93,16 +99,52 @@ def _inert_prose(text: str) -> str:
     """Only what would start raw HTML (`<` before a tag name, `/`, `!`, `?`) or an entity is
     escaped, so `1 < 2` and indented code read as written."""
     text = _HTML_START.sub("&lt;", _ENTITY.sub("&amp;", text))
-    return _UNSAFE_LINK.sub(lambda m: "\\]\\(" + m.group(0)[2:], text)
+    return _SCRIPT_SCHEME.sub("\\1\uff1a", text)
 
 
 def md_document(text: str, top: int = 3) -> str:
     """Taught markdown kept as markdown — headings, lists, tables, links and code with its
     indentation — with what is dangerous made inert: terminal sequences and control
-    characters stripped, raw HTML written as text, `javascript:`-style link targets escaped.
+    characters stripped, raw HTML written as text, `javascript:`-style link targets broken.
     Its headings are moved down so the highest becomes level `top` (at most `######`), so it
     sits under the page's own headings, and a code fence it leaves open is closed, so it cannot
-    swallow the page."""
+    swallow the page. Code spans are kept as written unless CommonMark would still find raw
+    HTML or a script link in the result (backtick runs that pair differently than they seem):
+    then every line outside fenced code is made inert, code spans included."""
+    kept = _md_document(text, top, _inert_inline)
+    return kept if renders_inert(kept) else _md_document(text, top, _inert_prose)
+
+
+@lru_cache(maxsize=1)
+def _commonmark() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("commonmark", {"html": True})
+    parser.validateLink = lambda url: True  # type: ignore[method-assign]
+    return parser
+
+
+def renders_inert(markdown: str) -> bool:
+    """True when a CommonMark renderer (raw HTML on, every link target accepted) finds no raw
+    HTML and no link or image to a script scheme in `markdown`."""
+    pending = list(_commonmark().parse(markdown))
+    while pending:
+        token = pending.pop()
+        if token.type in ("html_inline", "html_block"):
+            return False
+        target = token.attrGet("href") or token.attrGet("src")
+        if target is not None and _script_target(str(target)):
+            return False
+        pending.extend(token.children or [])
+    return True
+
+
+def _script_target(url: str) -> bool:
+    scheme = "".join(url.split()).lower().split(":", 1)
+    return len(scheme) == 2 and scheme[0] in ("javascript", "vbscript", "data", "file")
+
+
+def _md_document(text: str, top: int, inert: Callable[[str], str]) -> str:
     depth = max(0, top - min(_heading_levels(text), default=top))
     lines, fence = [], ""
     for line in strip_terminal(text).split("\n"):
@@ -125,7 +167,7 @@ def md_document(text: str, top: int = 3) -> str:
         if h:
             level = min(6, len(h.group(1)) + depth)
             line = "#" * level + line[h.end() :]
-        lines.append(_inert_inline(line))
+        lines.append(inert(line))
     if fence:
         lines.append(fence)
     return "\n".join(lines).strip("\n")
@@ -425,8 +467,12 @@ def _note(kind: str, body: dict[str, Any], day: str) -> list[str]:
 
 def render_knowledge_page(row: KnowledgePageRow) -> str:
     """The stored page (built by the Clerk with every untrusted part escaped), cleaned of any
-    terminal sequences once more."""
-    return strip_terminal(row["markdown"] or "").rstrip() + "\n"
+    terminal sequences once more, and made inert line by line when a renderer would still
+    find raw HTML or a script link in it."""
+    page = strip_terminal(row["markdown"] or "").rstrip()
+    if not renders_inert(page):
+        page = _md_document(page, 1, _inert_prose)
+    return page + "\n"
 
 
 def render_views(store: Store) -> dict[str, str]:

@@ -129,3 +129,17 @@ def seed_lesson(home: Path, stop: Callable[[Prompt], bool], wrong: bool = True) 
         finally:
             session.close()
         return session.prompt
+
+
+def open_elsewhere(home: Path, take_over: bool = False):
+    """Another tutor with the home's paused lesson open (taken over when `take_over`): its own
+    store connection and lease. Returns (store, session); close both."""
+    from learning_system.store import Store
+    from tutor import learner
+    from tutor.engine.runner import open_session
+
+    store = Store(home / "tutor.db")
+    curriculum = learner.load(learner.continue_path(store))
+    session = open_session(store, curriculum, offline=True, take_over=take_over)
+    assert session is not None
+    return store, session

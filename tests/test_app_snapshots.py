@@ -261,3 +261,27 @@ async def _open(pilot) -> None:
 def test_teach_marks(snap_compare, home, prompt, size):
     app = _gallery(prompt)(mode="continue", offline=True, store=Store(home / "tutor.db"))
     assert snap_compare(app, terminal_size=size, run_before=_open)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_lesson_open_in_another_tutor(snap_compare, home, size):
+    from app_driver import open_elsewhere
+
+    seed_lesson(home, at("probe", "choice"))
+    other_store, other = open_elsewhere(home)
+
+    async def refused(pilot) -> None:
+        await pilot.press("enter")
+        screen = pilot.app.screen
+        assert isinstance(screen, SessionScreen)
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if screen.stage == "failed":
+                break
+        await _quiet(pilot)
+
+    try:
+        assert snap_compare(_app(home), terminal_size=size, run_before=refused)
+    finally:
+        other.close()
+        other_store.close()

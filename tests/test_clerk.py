@@ -353,7 +353,7 @@ def test_a_real_model_endpoint_reviews_the_batch(lesson_outcome, monkeypatch, tm
         result = ingest(store, pending, provider=provider, now=LATER)
         sent = json.dumps(srv.chat_requests[0].body)
     assert result.status == "rejected" and result.reasons[0] == "glossary overreaches"
-    assert "review verifier for Clerk" in sent and "ingest:s1" in sent  # skill + envelope
+    assert "Skill: GATE:review" in sent and "ingest:s1" in sent  # skill + envelope
     assert ledger.concepts(store) == []
 
 

@@ -72,9 +72,15 @@ async def test_a_model_fact_check_pass_lets_the_turn_through_but_not_below_the_f
     marker = payload["marker"]
     assert payload["task"] == "verify:fact_check"
     assert payload["data"]["gate"] == "fact_check"
-    assert payload["data"]["rendered_content"].startswith(f"<<<UNTRUSTED:{marker}>>>[Step")
-    assert payload["data"]["claims"][0]["id"] == "c1"
-    assert payload["data"]["claims"][0]["claim"].endswith(f"<<<END:{marker}>>>")
+    sent = payload["data"]["claims"]
+    # each claim once (the draft is not sent beside them); c3, found verbatim in the excerpt,
+    # is settled by the program and not asked about
+    assert [c["id"] for c in sent] == ["c1", "c2"]
+    assert sent[0]["claim"].startswith(f"<<<UNTRUSTED:{marker}>>>")
+    assert sent[0]["claim"].endswith(f"<<<END:{marker}>>>")
+    spans = {e["id"]: e["text"] for e in payload["data"]["excerpt"]}
+    assert all(ref in spans for c in sent for ref in c["see"])
+    assert "rendered_content" not in payload["data"]
     assert recorder.calls[0].purpose == "verify:fact_check"
 
 
@@ -128,7 +134,7 @@ async def test_missing_and_unknown_claims_are_held_to_the_envelope(srv, provider
     assert [(c.id, c.verdict) for c in verdict.claims] == [
         ("c1", "UNVERIFIED"),  # the model passed it; the program cannot support it (the floor)
         ("c2", "ISSUES"),
-        ("c3", "UNVERIFIED"),
+        ("c3", "PASS"),  # found verbatim: settled by the program, not asked about
     ]
 
 

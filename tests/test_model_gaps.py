@@ -30,7 +30,7 @@ from tutor.gates.checker import Emit
 from tutor.llm import make_provider
 from tutor.llm.recorder import StoreRecorder
 from tutor.llm.settings import load_settings
-from tutor.llm.skills import DATAMARK, load_skill
+from tutor.llm.skills import load_skill
 from tutor.testing.model_server import ModelServer, Reply
 
 LESSON = "P1 L02"
@@ -52,7 +52,7 @@ SKILLS = {
 def unmark(text: str) -> str:
     if ">>>" not in text:
         return text
-    return text.split(">>>", 1)[1].rsplit("<<<END:", 1)[0].replace(DATAMARK, " ")
+    return text.split(">>>", 1)[1].rsplit("<<<END:", 1)[0]
 
 
 def parts(body: dict) -> tuple[str, str, dict]:

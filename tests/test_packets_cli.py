@@ -268,3 +268,27 @@ def test_an_unwritable_out_folder_is_one_line_and_exit_2(course, tmp_path, capsy
         str(blocker / "packets"),
     )
     assert code == 2 and out == "" and err.count("\n") == 1 and "cannot write" in err
+
+
+def test_a_packet_of_one_phase_reads_that_phase_only_and_keeps_its_id(course, tmp_path, capsys):
+    """CONTRACT "Identity": a phase's packet is compiled from that phase (and prerequisites),
+    so editing a lesson of another phase changes neither its graph nor its id; a topic found by
+    title still reads every lesson."""
+
+    def packet(topic: str) -> dict:
+        code, out, err = run(
+            capsys, "--topic", topic, "--goal", "Summarise", "--mode", "deterministic_outline",
+            "--curriculum", str(course), "--out", str(tmp_path / "out"), "--json",
+        )  # fmt: skip
+        assert code == 0, err
+        return json.loads(out)
+
+    first = packet("Phase 1")
+    by_title = packet("Averages and Spread")
+    other = course / "phases" / "02-models" / "02-regression" / "docs" / "en.md"
+    other.write_text(other.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    again = packet("Phase 1")
+    assert again["graph_hash"] == first["graph_hash"]
+    assert again["packet_id"] == first["packet_id"]
+    assert packet("Averages and Spread")["graph_hash"] != by_title["graph_hash"]
+    assert packet("phase 2")["graph_hash"] != first["graph_hash"]

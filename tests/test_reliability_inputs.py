@@ -174,7 +174,7 @@ def test_escapes_from_files_never_reach_the_terminal(tmp_path):
 
 
 def test_the_contract_states_the_limits_the_code_enforces():
-    from learning_system import curriculum, store, text
+    from learning_system import curriculum, store, store_files, text
     from tutor import inputs
 
     contract = " ".join(
@@ -187,5 +187,5 @@ def test_the_contract_states_the_limits_the_code_enforces():
     assert f"`docs/en.md` is read up to {curriculum.MAX_DOC_BYTES // mib} MiB" in contract
     assert f"`glossary/terms.md` up to {curriculum.MAX_GLOSSARY_BYTES // mib} MiB" in contract
     assert f"a `quiz.json` over {curriculum.MAX_QUIZ_BYTES // mib} MiB is not read" in contract
-    assert f"at most {store.QUICK_CHECK_MAX_BYTES // mib} MiB or was not closed" in contract
+    assert f"at most {store_files.QUICK_CHECK_MAX_BYTES // mib} MiB or was not closed" in contract
     assert f"(default {store.DEFAULT_WAIT:g})" in contract

@@ -51,7 +51,7 @@ def test_corrupt_store_gives_clear_error_and_is_left_alone(tmp_path):
     path = tmp_path / "tutor.db"
     path.write_bytes(b"this is not a database at all" * 100)
     before = path.read_bytes()
-    with pytest.raises(StoreError, match="not a readable tutor store"):
+    with pytest.raises(StoreError, match="is not a tutor store"):
         Store(path)
     assert path.read_bytes() == before
 

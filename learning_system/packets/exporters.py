@@ -27,7 +27,7 @@ from learning_system.packets.model import (
     Packet,
     Provenance,
 )
-from learning_system.views import md_code, md_inline, md_text
+from learning_system.views import md_code, md_document, md_inline, md_text
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -105,7 +105,7 @@ def render_markdown(packet: Packet) -> str:
                     f"*Source: `{_where(s.provenance)}`*",
                 ]
                 if s.text:
-                    out += ["", s.text]
+                    out += ["", md_document(s.text, top=1)]
     if body.pitfall_guide is not None:
         out += ["", "## Pitfalls"]
         for e in body.pitfall_guide:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from learning_system.curriculum_doc import parse_links
+from learning_system.curriculum_files import MAX_DOC_BYTES, MAX_QUIZ_BYTES, read_regular
 from learning_system.curriculum_refs import (
     format_lesson_id,
     id_slug,
@@ -374,13 +375,13 @@ def _rel(path: Path | None, root: Path) -> str | None:
             return Path(path).name
 
 
-def _read(path: Path | None) -> bytes:
+def _read(path: Path | None, root: Path, limit: int) -> bytes:
+    """At most `limit` bytes of a curriculum file, read under the loader's containment rules
+    (which already warned about a file cut, refused or unreadable)."""
     if path is None:
         return b""
-    try:
-        return Path(path).read_bytes()
-    except OSError:
-        return b""
+    data = read_regular(path, limit, root)
+    return b"" if isinstance(data, str) else data
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -411,8 +412,8 @@ def _node(
     root: Path, lesson: Lesson, order: int, terms: _Terms
 ) -> tuple[GraphNode, list[str], list[Pitfall]]:
     node_id = id_slug(lesson.phase, lesson.number)
-    doc_bytes = _read(lesson.doc_path)
-    quiz_bytes = _read(lesson.quiz_path)
+    doc_bytes = _read(lesson.doc_path, root, MAX_DOC_BYTES)
+    quiz_bytes = _read(lesson.quiz_path, root, MAX_QUIZ_BYTES)
     content_hash = hashlib.sha256(doc_bytes + b"\0" + quiz_bytes).hexdigest()
     text = strip_terminal(doc_bytes.decode("utf-8-sig", errors="replace"))
     lines = text.split("\n")
@@ -841,8 +842,27 @@ def resolve_topic(graph: CurriculumGraph, topic: str) -> tuple[list[str], str]:
     )
 
 
+def topic_lessons(curriculum: Curriculum, topic: str) -> list[str] | None:
+    """The lesson ids a topic names by lesson id or phase number ("P1 L08", "phase 2"), from the
+    folder listing alone, so a packet of one phase reads that phase and its prerequisites, not
+    the whole curriculum; None when naming it takes the lessons' titles (read everything)."""
+    folded = " ".join(topic.split()).casefold()
+    listed = curriculum.listed()
+    pair = parse_lesson_ref(folded)
+    if pair is not None and pair in listed:
+        return [format_lesson_id(*pair)]
+    match = re.fullmatch(_PHASE, folded)
+    if match:
+        ids = [format_lesson_id(*p) for p in listed if p[0] == int(match.group(1))]
+        return ids or None
+    return None
+
+
+_PHASE = r"(?:phase|p)\s*0*(\d{1,4})"
+
+
 def _phase_named(graph: CurriculumGraph, folded: str) -> int | None:
-    match = re.fullmatch(r"(?:phase|p)\s*0*(\d{1,4})", folded)
+    match = re.fullmatch(_PHASE, folded)
     if match:
         return int(match.group(1))
     for phase in graph.phases:

@@ -21,7 +21,10 @@ class Attempts(Table):
                 ":confidence, :feynman, :payload, :created_at)",
                 dict(row),
             )
-            return cur.rowcount == 1
+            if cur.rowcount != 1:
+                return False
+            self.store.after_commit(self.store.mark_answers)
+            return True
 
     def grade(self, attempt_id: str, outcome: str) -> bool:
         """Set the outcome of a pending attempt, once; False when it was not pending."""

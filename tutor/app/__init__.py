@@ -13,7 +13,9 @@ def run_app(
     take_over: bool = False,
 ) -> int:
     from tutor.app.app import TutorApp
+    from tutor.config import tutor_home
 
+    tutor_home()  # an unusable home is one line and exit 2 before any screen is drawn
     app = TutorApp(
         mode=mode, curriculum=curriculum, lesson=lesson, offline=offline, take_over=take_over
     )

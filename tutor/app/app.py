@@ -1,8 +1,8 @@
 """The tutor app: home, lessons and review as screens over the engine's sessions.
 
-Blocking work (opening a session, every `act`, the Clerk) runs in thread workers of the
-screen that asked for it; a failure in any of them lands in one handler here, which shows
-the error's title and message and never a traceback."""
+Blocking work (opening a session, every `act`, the Clerk, views, packets) runs in thread
+workers; a failure in any of them lands in one handler here (`report_failure`), which shows the
+error's title and message and never a traceback (see tutor.app.failures)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from learning_system.errors import LearningSystemError
+from tutor.app.failures import Failure, ReportingScreen, describe
 
 AFTER_FIRST_PAINT = 0.05  # seconds from Ready to the work that waits for the first paint
 
@@ -141,32 +141,30 @@ class TutorApp(App[int]):
     def action_quit_saved(self) -> None:
         from tutor.app.session_screen import SessionScreen
 
-        for screen in self.screen_stack:
-            if isinstance(screen, SessionScreen):
-                screen.stop_session()
-        self.exit(0)
+        stopped = [s.stop_session() for s in self.screen_stack if isinstance(s, SessionScreen)]
+        self.exit(0, message="\n".join(note for note in stopped if note) or None)
 
     # one place for every worker failure --------------------------------------------------
     @on(Worker.StateChanged)
     def worker_failed(self, event: Worker.StateChanged) -> None:
-        if event.state != WorkerState.ERROR:
-            return
-        from tutor.engine.turns import InvalidAction
+        if event.state == WorkerState.ERROR:
+            self.report_failure(event.worker, None)
 
-        error = event.worker.error
-        if isinstance(error, InvalidAction):
-            self.notify(str(error), title="Not that", severity="warning")
+    def report_failure(self, worker: Worker, screen: ReportingScreen | None) -> None:
+        """Show what went wrong and what to do, then let the screen whose worker failed put
+        itself right. Every worker failure of the app ends here, never in a traceback."""
+        error = worker.error
+        if error is None:
             return
-        if isinstance(error, LearningSystemError):
-            self.notify(str(error), title=error.title, severity="error", timeout=10)
-            return
-        self.notify(
-            f"{type(error).__name__}: {error}. Your answers so far are saved; "
-            "quit with ctrl+q and run `tutor continue`.",
-            title="Something went wrong",
-            severity="error",
-            timeout=15,
-        )
+        failure = self.show_failure(error)
+        if screen is not None:
+            screen.failed(worker.name, error, failure)
+
+    def show_failure(self, error: BaseException) -> Failure:
+        failure = describe(error)
+        timeout = 6 if failure.severity == "warning" else 20
+        self.notify(failure.text, title=failure.title, severity=failure.severity, timeout=timeout)
+        return failure
 
     # the command palette ------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

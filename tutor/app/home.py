@@ -11,10 +11,10 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from tutor.app.failures import ReportingScreen
 from tutor.app.key_line import KeyLine
 from tutor.app.text import safe
 from tutor.engine import home_summary
@@ -40,7 +40,7 @@ def bars(values: list[float], top: float | None = None) -> str:
     )
 
 
-class HomeScreen(Screen[None]):
+class HomeScreen(ReportingScreen):
     BINDINGS = [
         Binding("enter", "choose('continue')", "continue"),
         Binding("r", "choose('review')", "review"),

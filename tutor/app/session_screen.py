@@ -13,15 +13,17 @@ from typing import TYPE_CHECKING, Any, cast
 
 from rich.table import Table as RichTable
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Input, Markdown, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from learning_system.errors import LearningSystemError
+from learning_system.session_lock import SessionBusy
+from learning_system.store import SessionConflict
+from tutor.app.failures import Failure, ReportingScreen
 from tutor.app.help import HelpScreen
 from tutor.app.key_line import KeyLine
 from tutor.app.messages import Notice, PromptReady, SessionOpened, WorkProgress
@@ -56,9 +58,11 @@ def _key_bindings() -> list[Binding]:
     ]
 
 
-class SessionScreen(Screen[None]):
+class SessionScreen(ReportingScreen):
     BINDINGS = [
         Binding("enter", "next", "next"),
+        Binding("t", "take_over", "take it over"),
+        Binding("escape", "back", "back home"),
         Binding("k", "skip", "skip step"),
         Binding("ctrl+s", "submit", "submit"),
         Binding("question_mark", "help", "help"),
@@ -77,8 +81,13 @@ class SessionScreen(Screen[None]):
         self.pending: Action | None = None  # an answer waiting for its confidence tag
         self.busy = True
         self.scout: list[str] = []
-        self.stage = "opening"  # opening, scout, prompt, end
+        self.stage = "opening"  # opening, scout, prompt; failed: it could not be opened
         self.activity = Activity(self._post_progress)
+        self.open_error: BaseException | None = None
+        self.sending: Action | None = None  # the action the engine is saving
+        self.unsaved: Action | None = None  # an action whose write failed, kept to send again
+        self.stale = False  # a write failed mid-action: the session is reopened before the next
+        self.typed_ahead: list[str] = []  # keys typed while busy, for the next answer box
 
     def _post_progress(self, progress: Progress) -> None:
         self.post_message(WorkProgress(progress))
@@ -96,56 +105,110 @@ class SessionScreen(Screen[None]):
         yield KeyLine()
 
     def on_mount(self) -> None:
-        self.query_one("#title", Static).update(
-            "Preparing the lesson…" if self.kind == "lesson" else "Review"
-        )
+        self.query_one("#title", Static).update(self._opening_title())
         self.open_session()
 
+    def _opening_title(self) -> str:
+        return "Preparing the lesson…" if self.kind == "lesson" else "Review"
+
     # workers ---------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="engine", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="engine", exit_on_error=False, name="open")
     def open_session(self) -> None:
+        self.post_message(SessionOpened(self._open()))
+
+    def _open(self) -> Any:
         app: Any = self.app
         if self.opener is not None:
-            session = self.opener(self.activity)
-        elif self.kind == "review":
+            return self.opener(self.activity)
+        if self.kind == "review":
             from tutor.engine.runner import open_review
 
-            session = open_review(
-                app.store, activity=self.activity, curriculum=app.load_curriculum()
-            )
-        else:
-            from tutor.engine.runner import open_session
+            return open_review(app.store, activity=self.activity, curriculum=app.load_curriculum())
+        from tutor.engine.runner import open_session
 
-            session = open_session(
-                app.store,
-                app.load_curriculum(),
-                lesson_ref=app.lesson_ref,
-                offline=app.offline,
-                activity=self.activity,
-                progress=self._post_notice,
-                take_over=app.take_over,
-            )
-            app.lesson_ref = None
-            app.take_over = False
-        self.post_message(SessionOpened(session))
+        session = open_session(
+            app.store,
+            app.load_curriculum(),
+            lesson_ref=app.lesson_ref,
+            offline=app.offline,
+            activity=self.activity,
+            progress=self._post_notice,
+            take_over=app.take_over,
+        )
+        app.lesson_ref = None
+        app.take_over = False
+        return session
 
-    @work(thread=True, exclusive=True, group="engine", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="engine", exit_on_error=False, name="send")
     def send(self, action: Action) -> None:
-        try:
-            prompt = self.session.act(action)
-        except (InvalidAction, LearningSystemError):
-            self.app.call_from_thread(self._refused)  # what was typed stays on the screen
-            raise
-        self.post_message(PromptReady(prompt))
+        if self.stale:
+            # after a failed write the session may hold a half-made step: read it back from
+            # the store, where the action is recorded once or not at all
+            shown = self.prompt.message_id if self.prompt is not None else None
+            old, self.activity = self.session, Activity(self._post_progress)
+            if old is not None:
+                old.close()
+            self.session = self._open()
+            self.stale = False
+            if self.session is None or self.session.prompt.message_id != shown:
+                self.post_message(SessionOpened(self.session))  # it was saved before it failed
+                return
+        self.post_message(PromptReady(self.session.act(action)))
 
-    def _refused(self) -> None:
+    # failures (the app's handler has shown the message) -------------------------------
+    def failed(self, work: str, error: BaseException, failure: Failure) -> None:
         self.busy = False
-        self.pending = None
         self.query_one("#status", Static).update("")
-        self.query_one("#confidence", Static).update("")
+        if work == "open":
+            self.call_later(self._open_failed, error, failure)
+        elif work == "finish":
+            self.query_one("#end", Static).update(
+                safe(
+                    f"Your answers are saved, but the lesson end could not be written "
+                    f"({failure.title}: {failure.text}). It is written after your next lesson, "
+                    "or by `tutor ingest`."
+                )
+            )
+            self.query_one("#position", Static).update("lesson end · enter home · q quit")
+        elif isinstance(error, InvalidAction):
+            self.pending = None  # what was typed stays on the screen
+            self.query_one("#confidence", Static).update("")
+        elif isinstance(error, SessionConflict):  # taken over: nothing more is written here
+            self.query_one("#status", Static).update(
+                safe("✗ Not saved: another tutor has this lesson now · q quits", "bold")
+            )
+        else:  # not saved: the answer (and its confidence tag) stays, to be sent again
+            self.unsaved, self.stale = self.sending, True
+            self.query_one("#status", Static).update(
+                safe("✗ Not saved · your answer is kept · enter saves it", "bold")
+            )
         self.refresh_bindings()
 
-    @work(thread=True, exclusive=True, group="engine", exit_on_error=False)
+    async def _open_failed(self, error: BaseException, failure: Failure) -> None:
+        self.stage, self.open_error = "failed", error
+        keys = "enter: try again · escape: back home · q: quit"
+        if self._held_elsewhere():
+            keys = (
+                "t: take the lesson over here (the other tutor stops at its next answer; "
+                "nothing answered is lost) · " + keys
+            )
+        self.query_one("#title", Static).update(safe(failure.title, "bold"))
+        self.query_one("#position", Static).update("")
+        await self._body(Static(safe(failure.text)), Static(safe(keys), classes="muted"))
+        self.refresh_bindings()
+
+    def _held_elsewhere(self) -> bool:
+        return self.kind == "lesson" and isinstance(self.open_error, SessionBusy)
+
+    async def _reopen(self, take_over: bool = False) -> None:
+        cast("TutorApp", self.app).take_over = take_over
+        self.stage, self.open_error, self.busy = "opening", None, True
+        self.query_one("#title", Static).update(self._opening_title())
+        await self.show_text("taking the lesson over…" if take_over else "opening it again…")
+        self.refresh_bindings()
+        self.open_session()
+
+    @work(thread=True, exclusive=True, group="engine", exit_on_error=False, name="finish")
     def finish_lesson(self) -> None:
         from tutor.engine.runner import after_lesson
 
@@ -321,6 +384,9 @@ class SessionScreen(Screen[None]):
         if prompt.kind == "done":
             widgets.append(Static("", id="end"))
         await self._body(*widgets)
+        typed, self.typed_ahead = "".join(self.typed_ahead), []
+        if typed and self.query("#answer"):
+            self._type_into(self.query_one("#answer"), typed)
         self.call_after_refresh(self._focus_input)
         self.refresh_bindings()
         if prompt.kind == "done" and self.kind == "lesson":
@@ -382,12 +448,14 @@ class SessionScreen(Screen[None]):
         p = self.prompt
         if action in ("help", "pause"):
             return True
-        if self.stage == "scout":
+        if action in ("take_over", "back"):
+            return self.stage == "failed" and (action == "back" or self._held_elsewhere())
+        if self.stage in ("scout", "failed"):
             return action == "next"
         if p is None or self.busy:
             return False if action in ("next", "skip", "submit", "key") else None
         if action == "next":
-            return p.kind in ("read", "done")
+            return p.kind in ("read", "done") or self.unsaved is not None
         if action == "skip":
             return p.kind == "read" and p.stage == "teach"
         if action == "submit":
@@ -405,7 +473,7 @@ class SessionScreen(Screen[None]):
     def _act(self, action: Action) -> None:
         if self.busy or self.session is None:
             return
-        self.busy = True
+        self.busy, self.sending, self.unsaved = True, action, None
         self.query_one("#status", Static).update("⋯ saving your answer")
         self.refresh_bindings()
         self.send(action)
@@ -417,11 +485,47 @@ class SessionScreen(Screen[None]):
         if self.stage == "opening":
             self.activity.skip_waiting()
             return
+        if self.stage == "failed":
+            await self._reopen()
+            return
+        if self.unsaved is not None:
+            self._act(self.unsaved)
+            return
         if self.prompt is not None and self.prompt.kind == "done" and not self.busy:
             self.dismiss()
             return
         if self.prompt is not None and self.prompt.kind == "read":
             self._act(Action(kind="next"))
+
+    async def action_take_over(self) -> None:
+        if self._held_elsewhere():
+            await self._reopen(take_over=True)
+
+    def action_back(self) -> None:
+        if self.stage == "failed":
+            self.dismiss()
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys typed before the answer box has focus — while the engine works, or while the
+        box mounts — go into the box instead of nowhere (q and ? still pause and help)."""
+        if not event.is_printable or event.character is None or self.pending is not None:
+            return
+        boxes = self.query("#answer")
+        if boxes and not self.busy and not boxes.first().has_focus:
+            self._type_into(boxes.first(), event.character)
+        elif self.busy and self.stage != "failed" and event.key not in ("q", "question_mark"):
+            self.typed_ahead.append(event.character)
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+
+    def _type_into(self, box: Any, text: str) -> None:
+        if isinstance(box, TextArea):
+            box.insert(text)
+        else:
+            box.insert_text_at_cursor(text)
+        box.focus()
 
     def action_skip(self) -> None:
         if self.prompt is not None and self.prompt.kind == "read" and self.prompt.stage == "teach":
@@ -452,14 +556,22 @@ class SessionScreen(Screen[None]):
             if options:
                 options.first(OptionList).highlighted = int(parsed.value)
         if parse.wants_confidence(self.prompt, parsed):
-            if parsed.kind == "text" and self.session is not None:
-                self.session.hold(parsed)  # typed text saved before its confidence is given
+            if parsed.kind == "text" and self.session is not None and not self.stale:
+                self._hold(parsed)
             self.pending = parsed
             self.query_one("#confidence", Static).update(safe(CONFIDENCE_LINE, "bold"))
             self.query_one("#body", VerticalScroll).focus()
             self.refresh_bindings()
             return
         self._act(parsed)
+
+    def _hold(self, parsed: Action) -> None:
+        """Typed text saved before its confidence is given; when that write fails the text is
+        still on the screen and its answer saves it."""
+        try:
+            self.session.hold(parsed)
+        except LearningSystemError as exc:
+            cast("TutorApp", self.app).show_failure(exc)
 
     def _error_type(self, key: str) -> None:
         self.pending = Action(kind="error_type", value=key)
@@ -525,12 +637,19 @@ class SessionScreen(Screen[None]):
         self.app.push_screen(HelpScreen(self.prompt.title if self.prompt else "lesson", keys))
 
     def action_pause(self) -> None:
-        self.stop_session()
-        self.app.exit(0)
+        cast("TutorApp", self.app).action_quit_saved()
 
-    def stop_session(self) -> None:
+    def stop_session(self) -> str | None:
+        """Stop the engine's work and mark the lesson paused. When that mark cannot be written
+        (a full disk, a lesson taken over) it says why; the lesson resumes from its log alike."""
         self.activity.cancel()
-        if self.session is not None:
+        if self.session is None:
+            return None
+        try:
             if not self.session.done:
                 self.session.pause()
+        except LearningSystemError as exc:
+            return f"{exc.title}: {exc}"
+        finally:
             self.session.close()
+        return None

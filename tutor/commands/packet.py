@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -140,7 +141,7 @@ def _request(args: argparse.Namespace) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from learning_system.terminal import strip_terminal
     from tutor import learner
-    from tutor.engine.study_packets import compile_packet
+    from tutor.engine.study_packets import compile_packet, packet_curriculum
 
     request = _request(args)
     mode = request.get("generation_option")
@@ -149,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
 
         raise TutorError("--expand goes with --mode llm_expanded (or that generation_option)")
     with learner.open_store() as store:
-        curriculum = learner.load(learner.curriculum_path(store, args.curriculum))
+        root = learner.curriculum_path(store, args.curriculum)
+        curriculum = packet_curriculum(root, request.get("topic"))
         provider = None
         if args.expand and not args.offline:
             provider = _provider(store)
@@ -167,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if provider is not None:
                 _close(provider)
+    _curriculum_warnings(curriculum, result.packet)
     if args.json:
         print(json.dumps(result.summary(), indent=2, ensure_ascii=False))
         return 0
@@ -196,6 +199,20 @@ def run(args: argparse.Namespace) -> int:
     for w in result.warnings:
         print(strip_terminal(f"{w.severity}: {w.code}: {w.message}"))
     return 0
+
+
+def _curriculum_warnings(curriculum, packet) -> None:
+    """What the curriculum loader said about the packet's lessons' files (a document cut at
+    its size cap, a file refused as a link out of the curriculum), on stderr."""
+    from learning_system.terminal import strip_terminal
+
+    folders = [
+        curriculum.lesson(node.lesson_id).path.relative_to(curriculum.root).as_posix()
+        for node in packet.body.nodes
+    ]
+    for problem in curriculum.problems:
+        if any(problem.file.startswith(f"{folder}/") for folder in folders):
+            print(strip_terminal(f"curriculum {problem}"), file=sys.stderr)
 
 
 def _provider(store):

@@ -5,6 +5,7 @@ boundaries rarely wait on the model. Everything made here is then gated."""
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -32,6 +33,11 @@ _DOING = {
     "revise": "revising the draft where the check found problems",
 }
 log = logging.getLogger("tutor.engine")
+# Tokens (estimated) of a step's excerpt the drafter is sent; the rest of a longer step is
+# shown after the draft as the source's own text.
+DRAFT_EXCERPT_TOKENS = 280
+_TOKENISH = re.compile(r"\w+|[^\w\s]")
+CONTINUED = "[the source, continued]"
 
 
 class StepDraft(BaseModel):
@@ -136,7 +142,9 @@ class Drafter:
     ) -> StepText | None:
         """A fresh explanation of the step (its title) from its excerpts, for a learner whose probe
         verdicts are `verdicts` (prerequisite → solid / unstable / unknown); None → teach the
-        compiled step."""
+        compiled step. A step longer than DRAFT_EXCERPT_TOKENS is drafted from its first
+        paragraphs, and the rest follows the draft as the source's own text."""
+        given, rest = split_excerpt(compiled["excerpt"], DRAFT_EXCERPT_TOKENS)
         made = self._call(
             "tutor",
             {
@@ -144,8 +152,7 @@ class Drafter:
                 "step": step,
                 "position": position,
                 "verdicts": verdicts or {},
-                "untrusted_excerpts": compiled["excerpt"],
-                "sources": compiled["sources"],
+                "untrusted_excerpts": given,
             },
             StepDraft,
             "teach",
@@ -153,6 +160,8 @@ class Drafter:
         content = _usable(made)
         if content is None:
             return None
+        if rest:
+            content = f"{content}\n\n{CONTINUED}\n\n{rest}"
         return {
             "content": content,
             "sources": compiled["sources"],
@@ -172,8 +181,7 @@ class Drafter:
                 "step": step,
                 "untrusted_draft": draft,
                 "untrusted_disputed": [{"claim": c, "problem": why} for c, why in flagged],
-                "untrusted_excerpts": made["excerpt"],
-                "sources": made["sources"],
+                "untrusted_excerpts": split_excerpt(made["excerpt"], DRAFT_EXCERPT_TOKENS)[0],
             },
             StepDraft,
             "revise",
@@ -232,6 +240,32 @@ class Drafter:
             "grade",
         )
         return None if made is None else made.passed
+
+
+def estimated_tokens(text: str) -> int:
+    """About how many tokens a model's tokenizer makes of `text`: its words and punctuation
+    marks (close to o200k for prose, code and formulas alike)."""
+    return len(_TOKENISH.findall(text))
+
+
+def split_excerpt(excerpt: str, limit: int) -> tuple[str, str]:
+    """(the start of `excerpt` within about `limit` tokens, cut at a blank line when one is
+    there, else at a line's end, never inside a code block; the rest). All of it when it
+    cannot be cut."""
+    ends = [m.end() for m in _TOKENISH.finditer(excerpt)]
+    if len(ends) <= limit:
+        return excerpt, ""
+    head = excerpt[: ends[limit - 1]]
+    cut = head.rfind("\n\n")
+    if cut <= 0:
+        cut = head.rfind("\n")
+    if cut <= 0:
+        cut = len(head)
+    if excerpt[:cut].count("```") % 2:  # never inside a code block: cut before it opens
+        cut = excerpt.rfind("```", 0, cut)
+    if cut <= 0:
+        return excerpt, ""
+    return excerpt[:cut].rstrip(), excerpt[cut:].strip()
 
 
 def _usable(made: StepDraft | None) -> str | None:

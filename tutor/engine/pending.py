@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from learning_system import ledger
@@ -31,11 +30,9 @@ def concept_status(store: Store, concept: str) -> ConceptStatus:
 
 
 def _lesson_text(lesson: Lesson) -> str:
-    path: Path | None = lesson.doc_path
-    try:
-        return path.read_text(encoding="utf-8", errors="replace") if path else ""
-    except OSError:
-        return ""
+    from learning_system.curriculum import lesson_document
+
+    return lesson_document(lesson) or ""
 
 
 def _names(curriculum: Curriculum, lesson: Lesson) -> dict[str, str]:

@@ -114,6 +114,7 @@ class Donor:
     shape: tuple[str, bool, bool]
     stem_words: frozenset[str]
     words: frozenset[str]
+    norm: str  # `_norm(text)`, once: every repair compares it with the whole pool
 
 
 def donors(lesson: Lesson) -> list[Donor]:
@@ -135,12 +136,16 @@ def donors(lesson: Lesson) -> list[Donor]:
         for n, option in enumerate(q.options):
             if n != q.correct:
                 text = option.strip()
-                out.append(Donor(text, q.id, "wrong", form(text), stem, frozenset(words(text))))
+                out.append(
+                    Donor(
+                        text, q.id, "wrong", form(text), stem, frozenset(words(text)), _norm(text)
+                    )
+                )
     for s in lesson_statements.statements(lesson):
         found = frozenset(words(s.text))
         if found and not any(len(found & k) >= SAME_ANSWER * len(found) for k in key_words):
-            out.append(Donor(s.text, "", s.kind, form(s.text), frozenset(), found))
-    out = [d for d in out if _norm(d.text) not in key_norms]
+            out.append(Donor(s.text, "", s.kind, form(s.text), frozenset(), found, _norm(s.text)))
+    out = [d for d in out if d.norm not in key_norms]
     if len(_DONORS) > 256:
         _DONORS.clear()
     _DONORS[id(lesson)] = (lesson, out)  # the lesson is kept, so its id stays its own
@@ -238,7 +243,7 @@ def repairs(
             chosen_words.append(frozenset(words(text)))
             ranked.append(((-1, 0), text))
     for d in pool:
-        norm = _norm(d.text)
+        norm = d.norm
         if norm in own_norm or norm in exclude or norm in seen or d.item_id == item.id:
             continue
         text = dressed_as(d.text, key)

@@ -24,7 +24,7 @@ from tutor.engine.journal import SessionJournal
 from tutor.engine.lesson import lesson_script
 from tutor.engine.progress import Activity
 from tutor.engine.selection import concept_id
-from tutor.engine.sources import gate_digest, lesson_digest
+from tutor.engine.sources import gate_digest, lesson_digest, model_notes_later
 from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
 
 if TYPE_CHECKING:
@@ -83,20 +83,30 @@ class Session:
             drafter=drafter,
         )
         self._gen = lesson_script(self.context)
+        watchdog = self._watchdog()  # the first screen is held to the same wait as any other
+        try:
+            self.prompt: Prompt = self._replay(events)
+        finally:
+            if watchdog is not None:
+                watchdog.cancel()
+        self.held: Action | None = self._held(events)
+        self._save(self._status())
+
+    def _replay(self, events: list[dict[str, Any]]) -> Prompt:
+        """The first prompt, then the recorded actions replayed: the prompt the learner left."""
         recorded = [e for e in events if e["kind"] == "action"]
-        self.prompt: Prompt = next(self._gen)
+        prompt = next(self._gen)
         for n, e in enumerate(recorded, 1):
             action = Action.model_validate(e["payload"])
             try:
-                check_action(self.prompt, action)
+                check_action(prompt, action)
             except ValueError as exc:
                 raise ReplayError(f"recorded action {e['seq']} no longer fits: {exc}") from None
             if n == len(recorded):  # it lands where the learner stopped: prepare ahead again
                 self.journal.replayed()
                 self.context.prep.replayed()
-            self.prompt = self._gen.send(action)
-        self.held: Action | None = self._held(events)
-        self._save(self._status())
+            prompt = self._gen.send(action)
+        return prompt
 
     def _held(self, events: list[dict[str, Any]]) -> Action | None:
         """Text typed at the current prompt and saved before it was complete (its confidence
@@ -132,9 +142,8 @@ class Session:
         warm = getattr(provider, "warm", None)
         if warm is not None:
             warm()
-        digest = lesson_digest(
-            store, curriculum, lesson, offline=offline, activity=activity, provider=provider
-        )
+        # without the model: the first screen never waits on the Scout's model calls
+        digest = lesson_digest(store, curriculum, lesson, offline=offline, activity=activity)
         session_id = f"s-{concept_id(lesson)[:24]}-{uuid.uuid4().hex[:8]}"
         store.save_session(
             session_id,
@@ -144,6 +153,8 @@ class Session:
             "prior",
             {"digest_id": digest["id"]},
         )
+        if drafter is not None and not offline and not getattr(provider, "offline", True):
+            model_notes_later(store, curriculum, lesson, provider, drafter)
         return cls(store, curriculum, lesson, session_id, digest, provider, drafter, activity)
 
     @classmethod

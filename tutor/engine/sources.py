@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from learning_system.curriculum import Curriculum, Lesson
 from learning_system.store import Store
 from tutor.engine.progress import Activity
 from tutor.gates.digest_view import GateDigest
+
+log = logging.getLogger("tutor.engine")
 
 
 def lesson_digest(
@@ -40,6 +43,22 @@ def lesson_digest(
     return digest.model_dump(mode="json")
 
 
+def model_notes_later(
+    store: Store, curriculum: Curriculum, lesson: Lesson, provider: Any, drafter: Any
+) -> None:
+    """In the background, once the lesson has started: the Scout's notes and synthesis by the
+    model, stored as the lesson's latest digest (what `tutor scout` shows). The first screen
+    never waits on them; the lesson teaches from the digest it started with."""
+
+    def prepare() -> None:
+        try:
+            lesson_digest(store, curriculum, lesson, offline=False, provider=provider)
+        except Exception as exc:  # background work: logged, the lesson goes on without it
+            log.warning("the Scout's model notes failed: %s: %s", type(exc).__name__, exc)
+
+    drafter.prefetch("scout:model-notes", prepare)
+
+
 def sources_summary(digest: dict[str, Any], lesson_id: str) -> str | None:
     """One line on the lesson's external references, when any was planned: how many could be
     read, and where the details are (`tutor scout`). None when the lesson lists none."""
@@ -63,14 +82,9 @@ def sources_summary(digest: dict[str, Any], lesson_id: str) -> str | None:
 
 
 def _read(lesson: Lesson) -> str | None:
-    try:
-        return (
-            lesson.doc_path.read_text(encoding="utf-8", errors="replace")
-            if lesson.doc_path
-            else None
-        )
-    except OSError:
-        return None
+    from learning_system.curriculum import lesson_document
+
+    return lesson_document(lesson)
 
 
 def gate_digest(digest: dict[str, Any], lesson: Lesson, curriculum: Curriculum) -> GateDigest:

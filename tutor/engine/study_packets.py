@@ -281,7 +281,20 @@ def _model_draft(
     return (made.content, claims) if claims else None
 
 
-# the entry point a front end calls --------------------------------------------------------------
+# the entry points a front end calls -------------------------------------------------------------
+def packet_curriculum(path: Path, topic: object) -> Curriculum:
+    """The curriculum a packet on `topic` is compiled from: for a lesson id or a phase, just
+    those lessons and their prerequisites (so the work grows with the packet, not with the
+    curriculum); for a topic that takes the lessons' titles to find, all of it."""
+    from learning_system.packets.graph import topic_lessons
+    from tutor import learner
+
+    outline: Curriculum = learner.load(path, only=[])
+    ids = topic_lessons(outline, topic) if isinstance(topic, str) else None
+    loaded: Curriculum = learner.load(path, only=ids)
+    return loaded
+
+
 def compile_packet(
     request: Mapping[str, Any] | LearningRequest,
     curriculum: Curriculum | CurriculumGraph,

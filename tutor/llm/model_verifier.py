@@ -7,30 +7,15 @@ ISSUES stand as they are. Everything else goes to the model."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from tutor.llm.gate_data import envelope_data
 from tutor.llm.provider import ModelFailure
-from tutor.llm.skills import Untrusted
 
 if TYPE_CHECKING:
     from tutor.gates.envelopes import Envelope
     from tutor.gates.verdicts import Verdict
     from tutor.llm.provider import Provider
-
-# Envelope keys whose values are structure, not text; every other string is marked untrusted.
-STRUCTURAL_KEYS = frozenset(
-    {
-        "gate",
-        "id",
-        "type",
-        "purpose",
-        "target_bloom",
-        "error_type",
-        "batch_id",
-        "bloom_levels",
-        "kind",
-    }
-)
 
 
 def unverified_verdict(envelope: Envelope, reason: str) -> Verdict:
@@ -38,21 +23,6 @@ def unverified_verdict(envelope: Envelope, reason: str) -> Verdict:
     from tutor.gates.offline_verifier import unverified
 
     return unverified(envelope, reason)
-
-
-def envelope_data(envelope: Envelope) -> dict[str, Any]:
-    """The envelope as prompt data, every free-text string wrapped as Untrusted."""
-
-    def mark(value: Any, key: str | None) -> Any:
-        if isinstance(value, dict):
-            return {k: mark(v, k) for k, v in value.items()}
-        if isinstance(value, list):
-            return [mark(v, key) for v in value]
-        if isinstance(value, str) and key not in STRUCTURAL_KEYS:
-            return Untrusted(value)
-        return value
-
-    return mark(envelope.model_dump(mode="json"), None)
 
 
 def reconcile(envelope: Envelope, verdict: Verdict) -> Verdict:
@@ -102,59 +72,88 @@ def _with_mechanical_flags(verdict: Verdict, mechanical: Verdict) -> Verdict:
     return QuizAuditVerdict(verdict=verdict.verdict, issues=[*verdict.issues, *extra])
 
 
-async def verify_with_model(provider: Provider, envelope: Envelope) -> Verdict:
-    from tutor.gates.offline_verifier import verify as verify_offline
-    from tutor.gates.verdicts import VERDICT_FOR_GATE
+def _settled(envelope: Envelope, deterministic: Verdict) -> str:
+    """Why the deterministic verdict stands without a model call, or "" when a model is asked."""
+    from tutor.gates.verdicts import FactCheckVerdict
 
     gate = envelope.gate
-    deterministic = verify_offline(envelope)
     if gate == "grade_audit" and deterministic.verdict != "UNVERIFIED":
-        return deterministic  # the answer key decides; no judgement to ask for
+        return "the answer key decides"
     if gate in ("quiz_audit", "review") and deterministic.verdict == "ISSUES":
-        return deterministic  # mechanical rules run before any model sees the items
-    try:
-        verdict = await provider.structured(
+        return "the mechanical rules found issues"  # before any model sees the items
+    if isinstance(deterministic, FactCheckVerdict) and all(
+        c.verdict == "PASS" for c in deterministic.claims
+    ):
+        return "every claim is found verbatim in the reference excerpt"
+    return ""
+
+
+def _asked(envelope: Envelope, deterministic: Verdict) -> Envelope:
+    """What the model is asked about: a fact check without the claims the program already
+    supports verbatim (a verifier judging by the excerpt alone has nothing to add to those)."""
+    from tutor.gates.envelopes import FactCheckEnvelope
+    from tutor.gates.receipts import passed_ids
+
+    if not isinstance(envelope, FactCheckEnvelope):
+        return envelope
+    held = set(passed_ids(envelope, deterministic))
+    return envelope.model_copy(update={"claims": [c for c in envelope.claims if c.id not in held]})
+
+
+async def _model_verdict(provider: Provider, envelope: Envelope, deterministic: Verdict) -> Verdict:
+    """The model's verdict on what the program has not settled, held to the envelope, with the
+    program's own findings kept. Raises ModelFailure."""
+    from tutor.gates.verdicts import VERDICT_FOR_GATE, FactCheckVerdict
+
+    gate = envelope.gate
+    asked = _asked(envelope, deterministic)
+    verdict = reconcile(
+        asked,
+        await provider.structured(
             skill=f"GATE:{gate}",
-            data=envelope_data(envelope),
+            data=envelope_data(asked),
             schema=VERDICT_FOR_GATE[gate],
             purpose=f"verify:{gate}",
-        )
-    except ModelFailure as failure:
-        return unverified_verdict(envelope, f"the model verifier could not run ({failure.kind})")
-    verdict = reconcile(envelope, verdict)
+        ),
+    )
+    if isinstance(verdict, FactCheckVerdict) and isinstance(deterministic, FactCheckVerdict):
+        given = {v.id: v for v in verdict.claims}
+        return FactCheckVerdict(claims=[given.get(v.id, v) for v in deterministic.claims])
     if gate == "quiz_audit":
         verdict = _with_mechanical_flags(verdict, deterministic)
-    from tutor.gates.floor import floor
+    return verdict
 
+
+async def verify_with_model(provider: Provider, envelope: Envelope) -> Verdict:
+    from tutor.gates.floor import floor
+    from tutor.gates.offline_verifier import verify as verify_offline
+
+    deterministic = verify_offline(envelope)
+    if _settled(envelope, deterministic):
+        return deterministic
+    try:
+        verdict = await _model_verdict(provider, envelope, deterministic)
+    except ModelFailure as failure:
+        return unverified_verdict(envelope, f"the model verifier could not run ({failure.kind})")
     return floor(envelope, verdict, deterministic)  # a model can add doubt, never remove it
 
 
 async def verify_for_receipt(provider: Provider, envelope: Envelope) -> tuple[Verdict, str, str]:
     """(verdict, verifier, note) as a receipt records them: `verifier` names what actually ran.
 
-    What the deterministic verifier decides (a keyed grade, mechanical quiz or review ISSUES) is
-    `offline`, with no model call. A model that cannot run (failure, breaker open) falls back to
-    the deterministic verdict, `offline` too — never fewer checks than offline — and `note`
-    says why. Only a verdict the model gave is `model`."""
+    What the deterministic verifier decides (a keyed grade, mechanical quiz or review ISSUES, a
+    fact check whose every claim is found verbatim) is `offline`, with no model call. A model
+    that cannot run (failure, breaker open) falls back to the deterministic verdict, `offline`
+    too — never fewer checks than offline — and `note` says why. Only a verdict the model gave
+    is `model`."""
     from tutor.gates.offline_verifier import verify as verify_offline
-    from tutor.gates.verdicts import VERDICT_FOR_GATE
 
-    gate = envelope.gate
     deterministic = verify_offline(envelope)
-    if gate == "grade_audit" and deterministic.verdict != "UNVERIFIED":
-        return deterministic, "offline", "the answer key decides"
-    if gate in ("quiz_audit", "review") and deterministic.verdict == "ISSUES":
-        return deterministic, "offline", "the mechanical rules found issues"
+    settled = _settled(envelope, deterministic)
+    if settled:
+        return deterministic, "offline", settled
     try:
-        verdict = await provider.structured(
-            skill=f"GATE:{gate}",
-            data=envelope_data(envelope),
-            schema=VERDICT_FOR_GATE[gate],
-            purpose=f"verify:{gate}",
-        )
+        verdict = await _model_verdict(provider, envelope, deterministic)
     except ModelFailure as failure:
         return deterministic, "offline", f"the model verifier could not run ({failure.kind})"
-    verdict = reconcile(envelope, verdict)
-    if gate == "quiz_audit":
-        verdict = _with_mechanical_flags(verdict, deterministic)
     return verdict, "model", ""

@@ -4,8 +4,9 @@ Retry bound. The SDK's own retries are off (`max_retries=0`); this module retrie
 from one budget per logical call of `settings.max_retries` retries, on 429, 5xx, 408,
 timeouts, connection errors and malformed replies, with exponential backoff and jitter
 (`backoff_base * 2**n`, capped at `backoff_max`, times a random factor in [0.5, 1]). A
-Retry-After (on 429 or 5xx) replaces the backoff when it is at most `retry_after_max` seconds;
-a longer one fails the call at once.
+Retry-After (on 429 or 5xx) replaces the backoff when it is at most `retry_after_max` seconds
+and at most `wait_max` (the learner's wait at one screen); a longer one fails the call at once.
+A wait between retries ends, failing the call, when the breaker opens meanwhile.
 A structured call also re-asks at most MAX_REASKS times when the answer fails validation, and
 switches once from `json_schema` to `json_object` when the endpoint rejects the former. So one
 logical call sends at most `max_requests_per_call(max_retries)` requests:
@@ -119,15 +120,29 @@ def _retry_after(headers: Any) -> float | None:
         return max(0.0, parsed.timestamp() - time.time())
 
 
+def _lean(node: Any) -> Any:
+    """A JSON schema without its `title`s and `default`s: they are sent with every request and
+    say nothing the field names and types do not (a property named `title` is kept)."""
+    if isinstance(node, dict):
+        return {
+            k: _lean(v)
+            for k, v in node.items()
+            if not (k == "default" or (k == "title" and isinstance(v, str)))
+        }
+    if isinstance(node, list):
+        return [_lean(v) for v in node]
+    return node
+
+
 @cache
 def _response_schema(schema: type[BaseModel]) -> dict[str, Any]:
     """The strict JSON schema sent as response_format (cached per model class)."""
     try:
         from openai.lib._pydantic import to_strict_json_schema
 
-        return to_strict_json_schema(schema)
+        return _lean(to_strict_json_schema(schema))
     except Exception:  # the helper is private to the SDK; the plain schema still works
-        return schema.model_json_schema()
+        return _lean(schema.model_json_schema())
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
@@ -144,7 +159,7 @@ def _json_text(content: str) -> str:
 
 @cache
 def _plain_schema(schema: type[BaseModel]) -> dict[str, Any]:
-    return schema.model_json_schema()
+    return _lean(schema.model_json_schema())
 
 
 @cache
@@ -377,11 +392,11 @@ class OpenAIProvider:
                     self.breaker.failure("timeout", problem.detail)
                 wait = self._backoff(self.settings.max_retries - account.retries_left)
                 if problem.retry_after is not None:
-                    if problem.retry_after > self.settings.retry_after_max:
+                    if problem.retry_after > self.longest_wait:
                         raise ModelFailure(
                             problem.kind,
                             f"{problem.detail}; asked to wait {problem.retry_after:g} s, more "
-                            f"than the {self.settings.retry_after_max:g} s we wait",
+                            f"than the {self.longest_wait:g} s we wait",
                         ) from None
                     wait = problem.retry_after
                 if account.retries_left <= 0 or self.breaker.is_open:
@@ -395,7 +410,27 @@ class OpenAIProvider:
                     self.settings.max_retries,
                     wait,
                 )
-                await self._sleep(wait)
+                await self._pause(wait)
+
+    @property
+    def longest_wait(self) -> float:
+        """The longest Retry-After honoured: `retry_after_max`, and never more than the wait a
+        learner is promised at one screen (`wait_max`, when set)."""
+        s = self.settings
+        return min(s.retry_after_max, s.wait_max) if s.wait_max else s.retry_after_max
+
+    async def _pause(self, seconds: float) -> None:
+        """Wait before a retry; cut short, failing the call, when the breaker opens meanwhile
+        (the learner's wait ran out, or another call found the endpoint dead)."""
+        sleep = asyncio.ensure_future(self._sleep(seconds))
+        opened = self.breaker.wait_open()
+        try:
+            await asyncio.wait({sleep, opened}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self.breaker.forget(opened)
+            opened.cancel()
+            sleep.cancel()
+        self._closed_check()
 
     def _record(
         self,

@@ -1,21 +1,21 @@
 """Skills (fixed instruction texts under `skills/`) and the messages built from them.
 
-Code never improvises a prompt: the system message is a skill file, the user message is JSON
-data. Untrusted text — fetched pages, learner answers, model drafts — is delimited and
-datamarked wherever it enters a prompt:
+Code never improvises a prompt: the system message is a skill file (static, so a provider's
+prompt cache applies to it), the user message is JSON data. Untrusted text — fetched pages,
+learner answers, model drafts — is delimited wherever it enters a prompt:
 
 - mark it by wrapping the string in `Untrusted(...)`, or by putting it under a key that starts
   with `untrusted_` (every string inside that value is marked);
 - each such string becomes `<<<UNTRUSTED:{marker}>>>` + text + `<<<END:{marker}>>>`, where
-  `marker` is random per call and is also sent as the top-level `marker` field;
-- inside, every whitespace character other than a line break is replaced by DATAMARK (U+02C6),
-  so the model can tell the data from instructions even if the delimiters were forged.
+  `marker` is random per request and is also sent as the top-level `marker` field. The text
+  itself is sent as it is (rewriting it word by word cost twice its tokens); the only change is
+  that a copy of this request's closing delimiter inside it is broken, so it cannot close its
+  own block.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import secrets
 from functools import cache
 from typing import Any, Literal
@@ -29,12 +29,10 @@ GATES = ("fact_check", "quiz_audit", "grade_audit", "review")
 SKILL_NAMES: tuple[str, ...] = (*ROLE_SKILLS, *(f"GATE:{g}" for g in GATES))
 
 UNTRUSTED_PREFIX = "untrusted_"
-DATAMARK = "\u02c6"
-_WHITESPACE_BUT_NEWLINE = re.compile(r"[^\S\n]")
 
 
 class Untrusted(str):
-    """Text from outside the program; delimited and datamarked in every prompt."""
+    """Text from outside the program; delimited in every prompt."""
 
 
 def skill_file(name: str) -> str:
@@ -49,20 +47,21 @@ def load_skill(name: str) -> str:
 
 
 def new_marker() -> str:
-    return secrets.token_hex(6)
+    return secrets.token_hex(4)
 
 
-def datamark(text: str, marker: str) -> str:
-    body = _WHITESPACE_BUT_NEWLINE.sub(DATAMARK, text)
+def delimit(text: str, marker: str) -> str:
+    """`text` between this request's delimiters; a forged closing delimiter inside is broken."""
+    body = text.replace(f"<<<END:{marker}>>>", f"<<<END:{marker}>>\u200b>")
     return f"<<<UNTRUSTED:{marker}>>>{body}<<<END:{marker}>>>"
 
 
 def mark_untrusted(value: Any, marker: str, *, untrusted: bool = False) -> Any:
-    """A JSON-ready copy of `value` with every untrusted string datamarked."""
+    """A JSON-ready copy of `value` with every untrusted string delimited."""
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json")
     if isinstance(value, Untrusted) or (untrusted and isinstance(value, str)):
-        return datamark(str(value), marker)
+        return delimit(str(value), marker)
     if isinstance(value, dict):
         return {
             str(k): mark_untrusted(

@@ -1,7 +1,7 @@
 """Takeaways, what a source adds, and the synthesis written by a model (skill `scout`), then
 checked against the sources: a sentence that does not share enough substantive words with the
 text it claims to come from is dropped, with a warning. Fetched text goes to the model only
-under `untrusted_*` keys (delimited and datamarked by the model layer)."""
+under `untrusted_*` keys (delimited by the model layer)."""
 
 from __future__ import annotations
 

@@ -95,8 +95,11 @@ EXCERPT_CHARS = 500
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _HEADER_FIELD = re.compile(r"^\*\*[^*]{1,40}:?\*\*:?\s")
-_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
-_EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+# Linear on any line: a link's text holds no bracket and its target no parenthesis, so a match
+# attempt stops at the next `[` or `(` (nested brackets were quadratic); emphasis spans are
+# bounded, so an unclosed `**` does not scan the rest of the line from every opener.
+_MD_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()\s]*(?:\s+\"[^\"\n]{0,300}\")?\)")
+_EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.{1,400}?)(?<=\S)\1")
 _URL = re.compile(r"https?://\S+")
 _MD_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~])")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"”')\]]?\s+(?=[\"“(\[]?[A-Z0-9])")

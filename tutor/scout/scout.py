@@ -19,7 +19,7 @@ from typing import Any
 
 from tutor import aio
 from tutor.scout.digest import Digest, OutlineItem, SourceEntry
-from tutor.scout.fetch import FetchLimits, FetchResult, client_for, fetch, read_local
+from tutor.scout.fetch import FetchLimits, FetchResult, client_for, fetch
 from tutor.scout.normalise import body_to_text, content_hash, excerpt
 from tutor.scout.notes import derived_adds, derived_synthesis, derived_takeaways
 from tutor.scout.prereqs import build_prereqs
@@ -92,12 +92,19 @@ def lang_recommendation(lesson: Any) -> str | None:
 
 def primary_text(lesson: Any) -> str | None:
     """The lesson document's normalised text (what `Digest.gate_view` grounds teaching in)."""
-    if lesson.doc_path is None:
-        return None
-    result = read_local(str(lesson.doc_path))
-    if not result.ok or result.text is None:
-        return None
-    return body_to_text(result.text, result.content_type or "text/markdown")
+    return _text_of(read_primary(lesson))
+
+
+def read_primary(lesson: Any) -> FetchResult:
+    """The lesson document, read under the curriculum's rules (inside the curriculum, within
+    its size cap), never through the fetcher's local-file reader."""
+    from learning_system.curriculum import lesson_document
+
+    url = str(lesson.doc_path)
+    text = lesson_document(lesson)
+    if text is None:
+        return FetchResult(url=url, ok=False, reason="the lesson document could not be read")
+    return FetchResult(url=url, ok=True, text=text, content_type="text/markdown", final_url=url)
 
 
 def _curated(lesson: Any, curriculum: Any) -> list[PlannedSource]:
@@ -240,7 +247,7 @@ async def prepare(
     if offline:
         for source in planned:
             if source.kind == "primary":
-                result = read_local(source.url, limits)
+                result = read_primary(lesson)
                 take(result, _text_of(result))
             else:
                 take(FetchResult(url=source.url, ok=False, reason=OFFLINE_REASON), None)
@@ -250,7 +257,10 @@ async def prepare(
         async def one(http: Any, source: PlannedSource) -> None:
             async with gate:
                 say(f"fetching    {source.url} …")
-                result = await fetch(http, source.url, limits)
+                if source.kind == "primary":
+                    result = read_primary(lesson)
+                else:
+                    result = await fetch(http, source.url, limits)
             # extraction is CPU work: off the event loop, so other fetches keep their deadlines
             take(result, await asyncio.to_thread(_text_of, result))
 

@@ -188,7 +188,7 @@ def choice_forms(
         codes = {i.code or "?" for i in issues}
         own_key = _norm(item.options[item.correct]) if 0 <= item.correct < len(item.options) else ""
         taken = (keys - {own_key}) | lent.get(home.id, set())
-        if not issues and {_norm(o) for o in item.options} - {own_key} & taken:
+        if not issues and ({_norm(o) for o in item.options} - {own_key}) & taken:
             codes = {"shared"}  # a distractor is another item's key or option: lend afresh
         found: list[list[str]] = [list(item.options)] if not codes else []
         if codes and codes <= REPAIRABLE | {"shared"}:

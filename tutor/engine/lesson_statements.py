@@ -17,6 +17,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _MISTAKE_TITLES = ("mistake", "pitfall", "misconception", "gotcha")
 _SKIP_TITLES = ("further reading", "exercises", "learning objectives", "ship it")
 MIN_WORDS, MAX_WORDS = 3, 40
+MAX_LINE = 2000  # characters; a longer line (a 1 MiB run of brackets) is never a statement
 # "Thinking that X", "Treating the Y as X": the mistaken belief is X
 _BELIEF = re.compile(
     r"^(thinking|believing|assuming|expecting)( that)? |^(treating|using|reading) .{1,60}? as ",
@@ -59,6 +60,8 @@ def _from_section(title: str, text: str) -> list[Statement]:
     prose: list[str] = []
     for line in _FENCE.sub("\n\n", text).splitlines():
         stripped = line.strip()
+        if len(stripped) > MAX_LINE:  # no statement is this long: never scanned, left out
+            stripped = ""
         if not stripped:  # a paragraph ends: sentences never run across it (or across code)
             out += [_said(x) for x in _SENTENCE_END.split(" ".join(prose))]
             prose = []

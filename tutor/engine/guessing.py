@@ -63,14 +63,25 @@ def guess_weights(
     return out
 
 
-def guessable_by(question: str, options: Sequence[str], key: int, title: str = "") -> list[str]:
+# the tells one item can avoid on its own (the others are weighed over a bank: every option is
+# the extreme of some strategy, so only a bank can keep each of them near chance)
+SINGLE_ITEM_TELLS = frozenset({"longest", "shortest", "most_words", "stem_overlap", "odd_length"})
+
+
+def guessable_by(
+    question: str,
+    options: Sequence[str],
+    key: int,
+    title: str = "",
+    among: frozenset[str] | None = None,
+) -> list[str]:
     """The answer-free strategies that single out the key, alone or in a tie (a strategy that
     scores every option alike picks nothing)."""
     everyone = 1 / len(options)
     return [
         name
         for name, w in guess_weights(question, options, key, title).items()
-        if w > 0 and abs(w - everyone) > 1e-9
+        if w > 0 and abs(w - everyone) > 1e-9 and (among is None or name in among)
     ]
 
 

@@ -1,45 +1,55 @@
 """How well the probe measures what a learner knows: simulated learners of known knowledge,
-driven through the engine offline, and the probe's verdicts compared with what they know.
+driven along the learner's path, and the probe's verdicts compared with what they know.
 
     python bench/probe_accuracy.py [--curriculum PATH ...] [--learners K] [--lessons N]
-                                   [--seed S]
+                                   [--seed S] [--partial random|easier]
 
-Each learner has, per strand (prerequisite lesson), a level: `known` (expected verdict
-`solid`), `partial` (`unstable`: it knows the easier half of that lesson's bank) or `unknown`
-(`unknown`). Its answers are noisy: a known item is slipped now and then and tagged a hunch
-sometimes; an unknown item is "I don't know" or a guess, tagged sure now and then. Free recall
-is written from the reference when known, and the key points are marked honestly. The learner
-is driven through `Session` exactly as a front end drives it, up to the plan.
+The learner's path: each lesson is opened as `tutor continue --plain --lesson L` opens it — the
+curriculum read with only that lesson and its prerequisites (`tutor.learner.load`), the session
+opened by `tutor.engine.runner.open_session` in a fresh home (its id is the seed) — and answered
+through the session API the line dialogue drives, up to the plan.
 
-Printed per curriculum (and the baseline the issue measured before this work, for reference):
-- exact: verdict = expected, over strands that got a verdict;
-- solid-vs-not: (verdict is solid) = (level is known), over all strands (`not probed` counts as
-  not solid, which is how the plan treats it);
-- coverage: strands with a verdict; items per strand: probe questions asked per strand;
-- the MCQ share of the probe's questions, and the best answer-free strategy on the MCQs shown.
+Each learner has, per strand (prerequisite lesson), a level drawn at random: `known` (expected
+verdict `solid`), `partial` (`unstable`) or `unknown` (`unknown`). A partial learner knows half
+of that lesson's items, chosen at random per strand (`--partial random`, the default; not the
+engine's difficulty order) or the easier half (`--partial easier`), and its explain-back half the
+time. Answers are noisy: a known item is slipped now and then and tagged a hunch sometimes; an
+unknown one is "I don't know" or a guess, tagged sure now and then. A known free-recall item is
+answered with its reference and its key points are marked honestly.
 
-Targets: solid-vs-not ≥ 0.95, exact ≥ 0.80, items per strand ≤ 6.
-Default curricula: the reference curriculum (../shared/corpus/aiefs, when present) and a
-generated course of our own (tutor.testing.course_maker).
+Courses: the shared corpus (../shared/corpus/aiefs; skipped with a message when absent) and two
+generated courses unlike it (tutor.testing.course_maker: machines with six-item banks and long
+keys; tutor.testing.ledger_maker: bookkeeping with numeric items, banks of 1–8 items and wide
+prerequisite fans).
+
+Printed per course: exact (verdict = expected, over strands with a verdict) and solid-vs-not
+((verdict is solid) = (level is known), over all strands, `not probed` counting as not solid),
+overall, for own strands (probed in a batch of their own) and catch-up strands, and per true
+level; the `not probed` share; probe questions per lesson (re-probes included), overall and for
+lessons of three strands or more.
+Targets: exact ≥ 0.85, solid-vs-not ≥ 0.95, not probed ≤ 5%, ≤ 12 questions per lesson.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from learning_system.curriculum import Curriculum, load_curriculum  # noqa: E402
+from learning_system.curriculum import Lesson, load_curriculum  # noqa: E402
 from learning_system.store import Store  # noqa: E402
+from tutor import learner as load_path  # noqa: E402
 from tutor.engine import selection  # noqa: E402
-from tutor.engine.items import broad_to_narrow  # noqa: E402
-from tutor.engine.session import Session  # noqa: E402
+from tutor.engine.items import Presented, broad_to_narrow  # noqa: E402
+from tutor.engine.runner import open_session  # noqa: E402
 from tutor.engine.turns import Action, Prompt  # noqa: E402
 
 EXPECTED = {"known": "solid", "partial": "unstable", "unknown": "unknown"}
@@ -48,250 +58,207 @@ SLIP = 0.06  # a known item answered wrong
 HUNCH = 0.15  # a known item right but tagged a hunch
 IDK = 0.4  # an unknown item answered "I don't know"
 OVERSURE = 0.15  # a guess tagged sure
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "aiefs"
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "aiefs"
 
 
-class Learner:
-    """Knows, per lesson, a level; answers every prompt the way such a learner would."""
+class SimulatedLearner:
+    """Knows, per prerequisite lesson, a level and (when partial) which of its items; answers
+    every prompt the way such a learner would."""
 
-    def __init__(self, levels: dict[str, str], curriculum: Curriculum, rng: random.Random) -> None:
+    def __init__(
+        self, levels: dict[str, str], lessons: dict[str, Lesson], partial: str, rng: random.Random
+    ) -> None:
         self.levels = levels
         self.rng = rng
-        self.home: dict[str, str] = {}
-        self.rank: dict[str, float] = {}
-        for lesson in curriculum.lessons:
-            ordered = broad_to_narrow(lesson.quiz)
-            for n, q in enumerate(ordered):
-                self.home.setdefault(q.id, lesson.id)
-                self.rank.setdefault(q.id, (n + 0.5) / len(ordered))
-        self.by_question: dict[str, bool] = {}
-        self.asked = 0
-        self.asked_by_lesson: Counter[str] = Counter()
+        self.known_items: set[str] = set()
+        self.explains: dict[str, bool] = {}
+        for lesson_id, level in levels.items():
+            bank = broad_to_narrow(lessons[lesson_id].quiz)
+            half = len(bank) // 2 + (len(bank) % 2 and rng.random() < 0.5)
+            if level == "known":
+                chosen = bank
+            elif level == "partial":
+                chosen = rng.sample(bank, half) if partial == "random" else bank[:half]
+            else:
+                chosen = []
+            self.known_items |= {q.id for q in chosen}
+            self.explains[lesson_id] = level == "known" or (
+                level == "partial" and rng.random() < 0.5
+            )
+        self.right_by_question: dict[str, bool] = {}
+        self.asked: list[Prompt] = []
 
-    def knows(self, item) -> bool:
-        lesson = self.home.get(item.id, item.lesson_id)
-        level = self.levels.get(lesson, "unknown")
-        if level == "known":
-            return True
-        if level == "partial":
-            if item.id.endswith("-explain"):
-                return self.rng.random() < 0.5
-            return self.rank.get(item.id, 1.0) < 0.5
-        return False
+    def knows(self, item: Presented) -> bool:
+        if item.id.endswith("-explain"):
+            return self.explains.get(item.lesson_id, False)
+        return item.id in self.known_items
 
     def act(self, prompt: Prompt) -> Action:
         if prompt.kind == "read":
             return Action(kind="next")
-        if (
-            prompt.kind in ("choice", "numeric", "text")
-            and prompt.item is not None
-            and (prompt.needs_confidence)
-        ):
-            return self.answer(prompt)
-        if prompt.kind == "text":  # a "why?" or the Feynman explain-back
-            question = prompt.content.split("\n", 1)[0].removeprefix("You were sure about: ")
-            return Action(
-                kind="text",
-                text="because " + question if self.by_question.get(question) else "not sure why",
-            )
-        if prompt.kind == "yes_no":
-            question = prompt.content.split("\n", 1)[0]
-            if question.startswith("Your reasoning: "):
-                known = any(v and q in prompt.content for q, v in self.by_question.items())
-            else:
-                known = self.by_question.get(question, False)
-            return Action(kind="yes_no", value="y" if known else "n")
+        if prompt.item is not None and prompt.needs_confidence:
+            return self.answer(prompt, prompt.item)
+        first = prompt.content.split("\n", 1)[0]
+        if prompt.kind == "text":  # a "why?"
+            question = first.removeprefix("You were sure about: ")
+            right = self.right_by_question.get(question)
+            return Action(kind="text", text="because " + question if right else "not sure why")
+        if prompt.kind == "yes_no":  # a key point of a free recall, or a "why?" checked
+            if first.startswith("Your reasoning: "):
+                return Action(kind="yes_no", value="y" if "because" in first else "n")
+            return Action(kind="yes_no", value="y" if self.right_by_question.get(first) else "n")
         if prompt.kind == "error_type":
             return Action(kind="error_type", value="1", text="did not know it")
         raise AssertionError(prompt.kind)
 
-    def answer(self, prompt: Prompt) -> Action:
-        item = prompt.item
-        known = self.knows(item)
+    def answer(self, prompt: Prompt, item: Presented) -> Action:
         if prompt.stage == "probe":
-            self.asked += 1
-            self.asked_by_lesson[self.home.get(item.id, item.lesson_id)] += 1
+            self.asked.append(prompt)
         rng = self.rng
+        known = self.knows(item)
         right = known and rng.random() >= SLIP
-        self.by_question[item.question] = right
+        self.right_by_question[item.question] = right
         if not known and rng.random() < IDK:
             return Action(kind="text" if item.type == "free_recall" else "answer", value="idk")
         if right:
             confidence = "hunch" if rng.random() < HUNCH else "sure"
+        elif known:
+            confidence = "hunch"
         else:
-            confidence = (
-                "sure"
-                if rng.random() < OVERSURE
-                else rng.choice(["hunch", "no_idea"])
-                if not known
-                else "hunch"
-            )
+            confidence = "sure" if rng.random() < OVERSURE else rng.choice(["hunch", "no_idea"])
         if item.type == "free_recall":
-            text = " ".join(item.reference.split()[:12]) if right else "something about it, I think"
+            text = item.reference if right else "something about it, I think"
             return Action(kind="text", text=text, confidence=confidence)
         if item.type == "numeric":
-            value = item.answer if right else (item.answer or 0) + 7
+            value = (item.answer or 0) + (0 if right else 7)
             return Action(kind="answer", value=f"{value:g}", confidence=confidence)
-        if right:
-            value = item.correct_index
-        else:
-            value = rng.choice([n for n in range(len(item.options)) if n != item.correct_index])
+        wrong = [n for n in range(len(item.options)) if n != item.correct_index]
+        value = item.correct_index if right else rng.choice(wrong)
         return Action(kind="answer", value=str(value), confidence=confidence)
 
 
-def run_one(
-    store: Store, curriculum: Curriculum, lesson, rng: random.Random
-) -> tuple[list[tuple[str, str]], Learner, list[Prompt]]:
+@dataclass
+class Tally:
+    """Verdicts against levels, by kind of strand, and questions per lesson."""
+
+    pairs: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, level, verdict)
+    questions: list[tuple[int, int]] = field(default_factory=list)  # (strands, questions)
+
+    def exact(self, kind: str | None = None, level: str | None = None) -> tuple[float, int]:
+        rows = [
+            (lv, v)
+            for k, lv, v in self.pairs
+            if v != "not probed" and kind in (None, k) and level in (None, lv)
+        ]
+        return sum(EXPECTED[lv] == v for lv, v in rows) / max(1, len(rows)), len(rows)
+
+    def solid(self, kind: str | None = None, level: str | None = None) -> tuple[float, int]:
+        rows = [(lv, v) for k, lv, v in self.pairs if kind in (None, k) and level in (None, lv)]
+        hits = sum((v == "solid") == (lv == "known") for lv, v in rows)
+        return hits / max(1, len(rows)), len(rows)
+
+
+def run_one(home: Path, root: Path, lesson_id: str, partial: str, rng: random.Random, tally: Tally):
+    """One learner through one lesson's probe, as `tutor continue --plain --lesson` opens it."""
+    curriculum = load_path.load(root, [lesson_id])
+    lesson = curriculum.lesson(lesson_id)
     strands = selection.strands(curriculum, lesson)
+    batches = selection.probe_batches(curriculum, lesson)
+    kind = "catch-up" if any(b.members for b in batches) else "own"
     levels = {s.lesson.id: rng.choice(LEVELS) for s in strands}
-    learner = Learner(levels, curriculum, rng)
-    session = Session.start(store, curriculum, lesson, offline=True)
-    asked: list[Prompt] = []
-    for _ in range(400):
-        prompt = session.prompt
-        if prompt.stage in ("plan", "teach", "done"):
-            break
-        if prompt.stage == "probe" and prompt.item is not None:
-            asked.append(prompt)
-        session.act(learner.act(prompt))
-    session.close()
-    verdicts = session.script.verdicts
-    pairs = [(levels[s.lesson.id], verdicts.get(s.name, "not probed")) for s in strands]
-    return pairs, learner, asked
+    lessons = {s.lesson.id: s.lesson for s in strands}
+    learner = SimulatedLearner(levels, lessons, partial, rng)
+    with Store(home / "tutor.db") as store:
+        session = open_session(store, curriculum, lesson_ref=lesson_id, offline=True)
+        assert session is not None
+        try:
+            for _ in range(500):
+                if session.prompt.stage in ("plan", "teach", "done"):
+                    break
+                session.act(learner.act(session.prompt))
+            verdicts = dict(session.context.verdicts)
+        finally:
+            session.close()
+    for s in strands:
+        tally.pairs.append((kind, levels[s.lesson.id], verdicts.get(s.name, "not probed")))
+    tally.questions.append((len(strands), len(learner.asked)))
 
 
-def first_best(scores: list[float]) -> int:
-    best = 0
-    for n, s in enumerate(scores):
-        if s > scores[best]:
-            best = n
-    return best
-
-
-def best_strategy(asked: list[Prompt]) -> tuple[str, float]:
-    """The best answer-free strategy on the MCQs shown, in the order they were shown: "the
-    slot after the last revealed key" uses the keys revealed so far (a batch's keys at its
-    results; a re-probe's right away), as a learner would."""
-    from tutor.engine.items import _words
-
-    shown = [p for p in asked if p.item.type == "mcq"]
-    if not shown:
-        return "none", 0.0
-    hits: Counter[str] = Counter()
-    last = None  # the last key the learner has seen revealed
-    batch, batch_last = None, None
-    for prompt in shown:
-        item = prompt.item
-        here = prompt.title.split(" · question")[0].split(" · re-probe")[0]
-        if here != batch:  # the previous batch's results were shown: its keys are revealed
-            last = batch_last if batch_last is not None else last
-            batch = here
-
-        opts, key = item.options, item.correct_index
-        words = [_words(o) for o in opts]
-        stem = _words(item.question)
-        picks = {
-            "longest": first_best([len(o) for o in opts]),
-            "shortest": first_best([-len(o) for o in opts]),
-            "most_words": first_best([len(o.split()) for o in opts]),
-            "stem_overlap": first_best([len(stem & w) for w in words]),
-            "convergence": first_best(
-                [sum(len(w & v) for v in words if v is not w) for w in words]
-            ),
-            "odd_length": first_best([abs(len(o) - sum(map(len, opts)) / 4) for o in opts]),
-            **{f"slot_{k}": k for k in range(4)},
-            "next_slot": (last + 1) % 4 if last is not None else 0,
-        }
-        for name, pick in picks.items():
-            hits[name] += pick == key
-        batch_last = key
-        if "re-probe" in prompt.title:  # feedback right away
-            last = key
-    name, n = hits.most_common(1)[0]
-    return name, n / len(shown)
-
-
-def bench(curriculum: Curriculum, learners: int, lessons: int | None, seed: int) -> dict:
+def bench(root: Path, learners: int, lessons: int | None, partial: str, seed: int) -> Tally:
     rng = random.Random(seed)
-    chosen = (
-        curriculum.lessons
-        if lessons is None
-        else rng.sample(curriculum.lessons, min(lessons, len(curriculum.lessons)))
-    )
-    pairs: list[tuple[str, str]] = []
-    asked: list[Prompt] = []
-    asked_total = 0
-    strands_total = 0
+    whole = load_curriculum(root)
+    chosen = [x.id for x in whole.lessons if selection.strands(whole, x)]
+    if lessons is not None:
+        chosen = rng.sample(chosen, min(lessons, len(chosen)))
+    tally = Tally()
     with tempfile.TemporaryDirectory() as tmp:
-        for n, lesson in enumerate(chosen):
+        for n, lesson_id in enumerate(chosen):
             for k in range(learners):
-                with Store(Path(tmp) / f"{n}-{k}.db") as store:
-                    got, learner, shown = run_one(store, curriculum, lesson, rng)
-                pairs += got
-                asked += shown
-                asked_total += learner.asked
-                strands_total += len(got)
-    judged = [(level, v) for level, v in pairs if v != "not probed"]
-    exact = sum(EXPECTED[level] == v for level, v in judged) / max(1, len(judged))
-    solid = sum((v == "solid") == (level == "known") for level, v in pairs) / max(1, len(pairs))
-    mcq = sum(p.item.type == "mcq" for p in asked) / max(1, len(asked))
-    name, rate = best_strategy(asked)
-    return {
-        "strands": len(pairs),
-        "exact": exact,
-        "solid_vs_not": solid,
-        "coverage": len(judged) / max(1, len(pairs)),
-        "items_per_strand": asked_total / max(1, strands_total),
-        "mcq_share": mcq,
-        "best_strategy": name,
-        "best_rate": rate,
-        "confusion": Counter((level, v) for level, v in pairs),
-    }
+                home = Path(tmp) / f"{n}-{k}"
+                home.mkdir()
+                os.environ["TUTOR_HOME"] = str(home)
+                run_one(home, root, lesson_id, partial, rng, tally)
+    return tally
+
+
+def report(label: str, tally: Tally, took: float) -> None:
+    def both(kind: str | None = None, level: str | None = None) -> str:
+        (e, ne), (s, ns) = tally.exact(kind, level), tally.solid(kind, level)
+        return f"exact {e:.3f} ({ne:>4})   solid-vs-not {s:.3f} ({ns:>4})"
+
+    unprobed = sum(v == "not probed" for _, _, v in tally.pairs) / max(1, len(tally.pairs))
+    asked = [q for _, q in tally.questions]
+    many = [q for s, q in tally.questions if s >= 3]
+    sessions = len(tally.questions)
+    print(
+        f"\n{label}: {sessions} sessions (lessons × learners), {len(tally.pairs)} strands,"
+        f" {took:.0f} s"
+    )
+    print(f"  overall        {both()}")
+    for kind in ("own", "catch-up"):
+        print(f"  {kind:<14} {both(kind)}")
+    for level in LEVELS:
+        print(f"  true {level:<9} {both(level=level)}")
+    print(
+        f"  not probed {unprobed:.3f}   questions per lesson {sum(asked) / max(1, len(asked)):.1f}"
+        f" (max {max(asked, default=0)}; lessons of 3+ strands "
+        f"{sum(many) / max(1, len(many)):.1f} over {len(many)})"
+    )
+    confusion = Counter((lv, v) for _, lv, v in tally.pairs)
+    for (level, verdict), n in sorted(confusion.items()):
+        print(f"    {level:<8} → {verdict:<11} {n}")
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument(
-        "--curriculum",
-        action="append",
-        type=Path,
-        help="a curriculum to measure (repeatable); default: the reference one and "
-        "a generated course",
-    )
-    ap.add_argument("--learners", type=int, default=3, help="simulated learners per lesson")
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--curriculum", action="append", type=Path, help="a course (repeatable)")
+    ap.add_argument("--learners", type=int, default=2, help="simulated learners per lesson")
     ap.add_argument("--lessons", type=int, default=None, help="sample this many lessons")
+    ap.add_argument("--partial", choices=("random", "easier"), default="random")
     ap.add_argument("--seed", type=int, default=11)
     args = ap.parse_args()
-    roots: list[tuple[str, Path]] = []
-    tmp = None
-    if args.curriculum:
-        roots = [(str(p), p) for p in args.curriculum]
-    else:
-        if (REFERENCE / "phases").is_dir():
-            roots.append(("reference (aiefs)", REFERENCE))
-        from tutor.testing.course_maker import write_course
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        os.environ.pop(name, None)  # offline: no model
+    with tempfile.TemporaryDirectory() as tmp:
+        courses: list[tuple[str, Path]] = [(str(p), p) for p in args.curriculum or []]
+        if not courses:
+            if (CORPUS / "phases").is_dir():
+                courses.append(("shared corpus (aiefs)", CORPUS))
+            else:
+                print(f"shared corpus not found at {CORPUS}: skipped")
+            from tutor.testing.course_maker import write_course
+            from tutor.testing.ledger_maker import write_ledger_course
 
-        tmp = tempfile.TemporaryDirectory()
-        roots.append(("generated workshop", write_course(Path(tmp.name) / "course")))
-    print("baseline (issue 11, before): exact 0.63, solid-vs-not 0.85 on the reference")
-    for label, root in roots:
-        started = time.perf_counter()
-        r = bench(load_curriculum(root), args.learners, args.lessons, args.seed)
-        took = time.perf_counter() - started
-        print(f"\n{label}: {r['strands']} strands, {took:.0f} s")
+            courses.append(("generated workshop", write_course(Path(tmp) / "workshop")))
+            courses.append(("generated ledger", write_ledger_course(Path(tmp) / "ledger")))
         print(
-            f"  exact {r['exact']:.3f} (target ≥ 0.80)   solid-vs-not {r['solid_vs_not']:.3f}"
-            f" (target ≥ 0.95)   coverage {r['coverage']:.3f}"
+            "targets: exact ≥ 0.85, solid-vs-not ≥ 0.95, not probed ≤ 0.05, ≤ 12 questions per"
+            f" lesson; partial learners know {args.partial} halves"
         )
-        print(
-            f"  items per strand {r['items_per_strand']:.2f} (target ≤ 6)   probe MCQ share "
-            f"{r['mcq_share']:.3f}   best answer-free strategy {r['best_strategy']} "
-            f"{r['best_rate']:.3f}"
-        )
-        for (level, verdict), n in sorted(r["confusion"].items()):
-            print(f"    {level:<8} → {verdict:<11} {n}")
-    if tmp is not None:
-        tmp.cleanup()
+        for label, root in courses:
+            started = time.perf_counter()
+            tally = bench(root, args.learners, args.lessons, args.partial, args.seed)
+            report(label, tally, time.perf_counter() - started)
 
 
 if __name__ == "__main__":

@@ -37,13 +37,14 @@ if TYPE_CHECKING:
     from learning_system.tables.attempts import Attempts
     from learning_system.tables.concepts import Concepts
     from learning_system.tables.mistakes import Mistakes
+    from learning_system.tables.packs import Packs
     from learning_system.tables.records import Records
     from learning_system.tables.sessions import Sessions
 
 T = TypeVar("T")
 Params = Sequence[object] | Mapping[str, object]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # How long a write waits for another program's write lock before giving up (seconds).
 DEFAULT_WAIT = 30.0
@@ -227,6 +228,22 @@ def _v2(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v3(conn: sqlite3.Connection) -> None:
+    """Knowledge packs: one row per pack build (tutor/dossier), kept for audit."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS knowledge_packs ("
+        "id TEXT PRIMARY KEY, curriculum TEXT NOT NULL, lesson_id TEXT NOT NULL, "
+        "fingerprint TEXT NOT NULL, schema TEXT NOT NULL, state TEXT NOT NULL, pack TEXT, "
+        "problems TEXT NOT NULL DEFAULT '[]', error TEXT, tokens_in INTEGER NOT NULL DEFAULT 0, "
+        "tokens_out INTEGER NOT NULL DEFAULT 0, seconds REAL NOT NULL DEFAULT 0, "
+        "built_at TEXT NOT NULL)"
+    )
+    conn.execute(
+        "CREATE INDEX IF NOT EXISTS idx_knowledge_packs_lesson ON knowledge_packs "
+        "(curriculum, lesson_id, built_at)"
+    )
+
+
 def _with_sqlite_utils(
     step: Callable[[sqlite_utils.Database], None],
 ) -> Callable[[sqlite3.Connection], None]:
@@ -242,7 +259,7 @@ def _with_sqlite_utils(
 
 # MIGRATIONS[i] brings a store from version i to version i + 1. Append only. Later migrations
 # are plain SQL, so opening a migrated store never imports sqlite-utils.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_with_sqlite_utils(_v1), _v2]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_with_sqlite_utils(_v1), _v2, _v3]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 
@@ -309,6 +326,12 @@ class Store:
         from learning_system.tables.concepts import Concepts
 
         return Concepts(self)
+
+    @cached_property
+    def packs(self) -> Packs:
+        from learning_system.tables.packs import Packs
+
+        return Packs(self)
 
     @cached_property
     def records(self) -> Records:

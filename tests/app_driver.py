@@ -77,10 +77,9 @@ async def answer(pilot, screen: SessionScreen, wrong: bool = True) -> str:
             await pilot.press("s")
     elif p.kind == "yes_no":
         await pilot.press(given)
-    elif p.kind == "error_type":
-        await pilot.press(given)
+    elif p.kind == "error_type":  # the words first (optional), then the kind by one key
         screen.query_one("#attribution").value = ATTRIBUTION
-        await pilot.press("enter")
+        await pilot.press(given)
     else:
         return p.kind
     return p.kind

@@ -12,6 +12,7 @@ from contextlib import suppress
 
 import pytest
 from app_driver import answer, seed_lesson, settle
+from test_calibration import seed as seed_sure_and_wrong
 from textual.worker import WorkerCancelled
 
 from learning_system.store import Store
@@ -170,6 +171,14 @@ def countdown(n: int):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_home(snap_compare, home, size):
+    assert snap_compare(_app(home), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_home_with_a_calibration_panel(snap_compare, home, size):
+    """Several sure-and-wrong answers: the panel names the concepts and says what to do."""
+    with Store(home / "tutor.db") as store:
+        seed_sure_and_wrong(store)
     assert snap_compare(_app(home), terminal_size=size)
 
 

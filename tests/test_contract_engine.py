@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tutor.engine import guessing, items, repair, selection, verdicts
-from tutor.engine.phases import probe, teach
+from tutor.engine import guessing, items, probe_budget, repair, selection, verdicts
+from tutor.engine.phases import teach
 from tutor.engine.verdicts import Evidence, strand_verdict
 
 CONTRACT = (Path(__file__).resolve().parents[1] / "CONTRACT.md").read_text(encoding="utf-8")
@@ -21,8 +21,11 @@ def test_the_numbers_in_the_contract_are_the_codes():
     assert repair.LENGTH_BAND == (0.78, 1.28) and "0.78–1.28 times" in SECTION
     assert repair.SIMILAR_STEM == 0.34 and "a third of their content words" in SECTION
     assert repair.SAME_ANSWER == 0.5 and "half its content words" in SECTION
-    assert (probe.MIN_STRAND_MCQ, probe.MAX_STRAND_MCQ) == (3, 8) and "3–8 items" in SECTION
-    assert probe.CATCH_UP_MIN == 6 and "6–8 items" in SECTION
+    assert probe_budget.LESSON_QUESTIONS == 12 and "asks at most 12 questions" in SECTION
+    assert probe_budget.lesson_budget(7) == 14 and "2 per strand when it has more than 6" in SECTION
+    assert probe_budget.STRAND_MAX == 6 and "or it has 6 answers" in SECTION
+    assert probe_budget.SURE_ENOUGH == 0.8 and "0.8 likely" in SECTION
+    assert probe_budget.RIGHT_CHANCE == (0.9, 0.5, 0.2) and "0.9, 0.5 and 0.2" in SECTION
     assert selection.CATCH_UP_STRANDS == 3 and "Three strands or more" in SECTION
     assert len(teach.FEYNMAN_RUBRIC) == 4 and "all four rubric points" in SECTION
 
@@ -36,7 +39,6 @@ def test_verdict_rules():
     assert verdicts.SELF_GRADED_WEIGHT == 0.5 and "answer 0.5" in SECTION
     assert (verdicts.SOLID_SHARE, verdicts.UNKNOWN_SHARE) == (0.7, 0.25)
     assert "`solid` at 0.7 or more" in SECTION and "`unknown` below 0.25" in SECTION
-    assert verdicts.MIXED_EVIDENCE == 4 and "need 4 first" in SECTION
     assert selection.CATCH_UP_GROUP == 3 and "batches of at most 3 strands" in SECTION
     assert strand_verdict([row()]) == "not probed"  # one answer is no evidence
     assert strand_verdict([row(), row("pending", "hunch")]) == "not probed"

@@ -13,6 +13,7 @@ from test_engine_model import answer, skill_of, store, valid_reply  # noqa: F401
 
 from learning_system.curriculum import load_curriculum
 from tutor.config import builtin_course_path
+from tutor.engine import probe_budget
 from tutor.engine.drafter import Drafter
 from tutor.engine.edge_search import EdgeSearch, ahead
 from tutor.engine.gatekeeper import Gatekeeper
@@ -37,21 +38,24 @@ class AtOnceDrafter(Drafter):
 
 @settings(max_examples=300, deadline=None)
 @given(
-    n=st.integers(1, 12),
-    known=st.lists(st.booleans(), min_size=1, max_size=12),
-    enough=st.sampled_from([3, 99]),
+    sizes=st.lists(st.integers(1, 8), min_size=1, max_size=3),
+    known=st.lists(st.booleans(), min_size=1, max_size=14),
 )
-def test_the_question_asked_next_is_always_among_those_prepared(n, known, enough):
-    search, queue = EdgeSearch(n), list(range(n))
+def test_the_question_asked_next_is_always_among_those_prepared(sizes, known):
+    searches = [EdgeSearch(n) for n in sizes]
+    queues = [[(g, j) for j in range(n)] for g, n in enumerate(sizes)]
     for k in known:
-        i = search.next_index(enough)
-        if i is None:
+        g = probe_budget.pick(searches)
+        if g is None:
             break
-        prepared = ahead([search], [queue], 0, enough, asked=i)
-        search.record(i, k)
-        following = search.next_index(enough)  # asking again gives the same index
-        if following is not None:
-            assert following in prepared, (i, k, following, prepared)
+        i = searches[g].next_index()
+        assert i is not None
+        prepared = ahead(searches, queues, g, asked=i)
+        searches[g].record(i, k)
+        after = probe_budget.pick(searches)  # the group and item the probe asks next
+        if after is not None:
+            following = queues[after][searches[after].next_index()]
+            assert following in prepared, (g, i, k, following, prepared)
 
 
 LESSON = "P1 L02"

@@ -28,7 +28,7 @@ def test_every_skill_loads_and_states_the_untrusted_data_rule(name):
 def test_skill_names_map_to_files():
     assert skill_file("GATE:fact_check") == "gate-fact_check.md"
     assert skill_file("scout") == "scout.md"
-    assert len(SKILL_NAMES) == 9
+    assert len(SKILL_NAMES) == 11
 
 
 @pytest.mark.parametrize("name", ["../README", "GATE:../../x", "teacher", "GATE:", ""])

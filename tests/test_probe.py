@@ -11,7 +11,7 @@ import pytest
 from learning_system import ledger, scheduling
 from learning_system.curriculum import load_curriculum
 from learning_system.store import Store
-from tutor.engine import guessing, items, repair, selection, selfgrade
+from tutor.engine import guessing, items, probe_budget, repair, selection, selfgrade
 from tutor.engine.edge_search import EdgeSearch
 from tutor.engine.review import ReviewSession
 from tutor.engine.session import Session
@@ -162,23 +162,18 @@ def test_two_sessions_place_keys_differently_and_a_resume_replays(store, course)
 
 
 # 3. the adaptive probe ------------------------------------------------------------------------
-def test_edge_search_stops_once_settled_and_ignores_ungraded_answers():
+def test_edge_search_brackets_the_edge_and_ignores_ungraded_answers():
     s = EdgeSearch(6)
-    first = s.next_index(3)
-    s.record(first, None)  # ungraded: neither moves nor stops the search
+    first = s.next_index()
+    s.record(first, None)  # ungraded: neither moves the search nor counts
     assert s.lo == 0 and s.hi == 5 and first not in s.answers
-    asked = []
-    while (i := s.next_index(3)) is not None:
-        asked.append(i)
-        s.record(i, True)
-    assert len(asked) == 3  # all known: settled after the minimum
-    mixed = EdgeSearch(6)
-    truth = [True, True, False, True, True, True]  # a slip at item 2
-    n = 0
-    while (i := mixed.next_index(3)) is not None:
-        mixed.record(i, truth[i])
-        n += 1
-    assert n >= 4  # mixed answers are asked around
+    middle = s.next_index()
+    s.record(middle, True)
+    assert s.next_index() > middle  # right: a harder one next
+    none = EdgeSearch(6)
+    start = none.next_index()
+    none.record(start, False)
+    assert none.next_index() < start  # wrong: an easier one next
 
 
 @pytest.fixture(scope="module")
@@ -188,14 +183,25 @@ def fair_course(tmp_path_factory):
     return load_curriculum(write_course(tmp_path_factory.mktemp("fair") / "workshop", leaky=0.0))
 
 
-def test_the_adaptive_stop_fires_and_a_strand_asks_three_to_eight(store, fair_course):
-    course = fair_course
-    lesson = course.lesson("P1 L02")  # one prerequisite with six items
-    session = Session.start(store, course, lesson, offline=True)
-    seen = drive(session, until=lambda p: p.stage == "plan")
-    asked = [p for p in seen if p.stage == "probe" and p.kind == "choice"]
-    assert 3 <= len(asked) < len(lesson.quiz), "a learner who knows it all stops early"
-    assert all(p.item.lesson_id == "P1 L01" for p in asked)
+def searches(*answered):
+    """An edge search per tuple of answers (right or not), asked from the easiest item on."""
+    out = []
+    for answers in answered:
+        s = EdgeSearch(6)
+        for n, known in enumerate(answers):
+            s.record(n, known)
+        out.append(s)
+    return out
+
+
+def test_the_budget_gives_every_strand_two_answers_then_asks_where_in_doubt():
+    assert probe_budget.pick(searches((True, True), (False,))) == 1  # two of its own first
+    # both settled enough at two answers each? a mixed pair is the most in doubt
+    assert probe_budget.pick(searches((True, True), (True, False), (False, False))) == 1
+    assert probe_budget.pick(searches((True,) * 4, (False,) * 4)) is None  # settled
+    assert probe_budget.pick(searches((True, False) * 3)) is None  # at STRAND_MAX
+    assert probe_budget.lesson_budget(3) == 12 and probe_budget.lesson_budget(9) == 18
+    assert probe_budget.batch_budget(12, 3, 1) == 4 and probe_budget.batch_budget(3, 3, 3) == 6
 
 
 def test_catch_up_judges_every_strand_on_its_own_answers(store, course):

@@ -25,6 +25,8 @@ COMMANDS: dict[str, str] = {
     "gate": "gate",
     "quiz": "quiz",
     "packet": "packet",
+    "dossier": "dossier",
+    "plan": "plan",
 }
 
 

@@ -66,6 +66,17 @@ def continue_path(
     return curriculum_path(store)
 
 
+def resume_command(store: Store, root: Path) -> str:
+    """The command that comes back to this session: `tutor continue` resumes the latest
+    unfinished session whatever its curriculum; the curriculum is named when it is not the
+    learner's chosen one, so the command also works after another lesson was started."""
+    import shlex
+
+    if curriculum_path(store) == root:
+        return "tutor continue"
+    return f"tutor continue --curriculum {shlex.quote(str(root))}"
+
+
 def lessons_for_continue(store: Store, root: Path, lesson_ref: str | None) -> list[str] | None:
     """The lessons `tutor continue` needs read first: the one asked for, else the unfinished
     session's; None (read everything) when the next lesson has to be found."""

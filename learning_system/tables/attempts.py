@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, cast
 from learning_system.tables import Table, marks
 
 if TYPE_CHECKING:
-    from learning_system.tables.rows import Answer, AttemptRow
+    from learning_system.tables.rows import Answer, AttemptRow, ConfidenceCount
 
 
 class Attempts(Table):
@@ -89,3 +89,15 @@ class Attempts(Table):
             (since, limit),
         )
         return cast("list[Answer]", rows)
+
+    def confidence_counts(self, since: str) -> list[ConfidenceCount]:
+        """Answers from `since` on that were right or wrong and carry a confidence tag, counted
+        by concept (its name; its lesson until the Clerk has named it), tag and outcome."""
+        rows = self.store.rows(
+            "SELECT coalesce(c.name, a.lesson_id, a.concept_id, '') AS concept, a.confidence, "
+            "a.outcome, count(*) AS n FROM attempts a LEFT JOIN concepts c ON c.id = a.concept_id "
+            "WHERE a.outcome IN ('correct', 'wrong') AND a.confidence IN ('sure', 'hunch', "
+            "'no_idea') AND a.created_at >= ? GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+            (since,),
+        )
+        return cast("list[ConfidenceCount]", rows)

@@ -28,6 +28,15 @@ class Answer(TypedDict):
     confidence: str | None
 
 
+class ConfidenceCount(TypedDict):
+    """How many answers about one concept, with one confidence tag, had one outcome."""
+
+    concept: str  # the concept's name, else the answer's lesson ('' for neither)
+    confidence: str
+    outcome: str
+    n: int
+
+
 class MistakeRow(TypedDict):
     id: str
     attempt_id: str
@@ -126,3 +135,21 @@ class Match(TypedDict):
     text: str | None
     detail: str | None
     at: str | None
+
+
+class PackRow(TypedDict):
+    """One knowledge-pack build (tutor/dossier). `pack` is the pack's JSON when one was made."""
+
+    id: str
+    curriculum: str
+    lesson_id: str
+    fingerprint: str
+    schema: str
+    state: str  # ready | review_required | failed | stale
+    pack: str | None  # JSON
+    problems: str  # JSON list of strings
+    error: str | None
+    tokens_in: int
+    tokens_out: int
+    seconds: float
+    built_at: str

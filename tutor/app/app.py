@@ -168,13 +168,21 @@ class TutorApp(App[int]):
 
     # the command palette ------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.title != "Screenshot":  # Textual's goes to a Downloads folder
+                yield command
+        yield SystemCommand(
+            "Screenshot", "save an SVG of the screen under your tutor home", self.screenshot
+        )
         yield SystemCommand(
             "Continue", "resume the lesson, or start the next one", self.start_lesson
         )
         yield SystemCommand("Review", "due mistakes first, then due concepts", self.start_review)
-        yield SystemCommand("Status", "position, due counts, concepts, mastery", self.show_status)
+        yield SystemCommand(
+            "Status", "position, due counts, concepts, mastery, calibration", self.show_status
+        )
         yield SystemCommand("Views", "write markdown views of your records", self.write_views)
+        yield SystemCommand("Settings", "how steps are shown to you", self.show_learner_settings)
         yield SystemCommand(
             "Doctor", "settings, model endpoint, store, curriculum", self.show_doctor
         )
@@ -184,13 +192,42 @@ class TutorApp(App[int]):
             self.write_packet,
         )
 
-    def show_status(self) -> None:
-        from tutor.app.home import HomeScreen
+    def show_learner_settings(self) -> None:
+        from tutor.app.learner_screen import LearnerScreen
 
-        while len(self.screen_stack) > 2:
-            self.pop_screen()
-        if isinstance(self.screen, HomeScreen):
-            self.screen.refresh_summary()
+        self.push_screen(LearnerScreen())
+
+    def show_status(self) -> None:
+        """The status over whatever screen is open (a lesson stays where it is)."""
+        self.run_worker(self._status, thread=True, group="status", exit_on_error=False)
+
+    def _status(self) -> None:
+        from tutor.app.help import TextScreen
+        from tutor.engine import home_summary
+
+        text = home_summary.status_text(
+            home_summary.with_curriculum(self.store, self.home_curriculum())
+        )
+        self.call_from_thread(self.push_screen, TextScreen("Status", text))
+
+    def screenshot(self) -> None:
+        # after the palette has closed, so the screen is what the learner was looking at
+        self.set_timer(0.1, self._save_screenshot)
+
+    def _save_screenshot(self) -> None:
+        from datetime import datetime
+
+        from tutor.config import tutor_home
+
+        folder = Path(tutor_home()) / "screenshots"
+        name = datetime.now().strftime("tutor-%Y-%m-%d-%H%M%S.svg")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            saved = self.save_screenshot(name, str(folder))
+        except OSError as exc:
+            self.notify(f"not saved: {exc}", title="Screenshot", severity="error", timeout=20)
+            return
+        self.notify(saved, title="Screenshot saved")
 
     def write_views(self) -> None:
         self.run_worker(self._write_views, thread=True, group="views", exit_on_error=False)

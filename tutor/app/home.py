@@ -18,6 +18,7 @@ from tutor.app.failures import ReportingScreen
 from tutor.app.key_line import KeyLine
 from tutor.app.text import safe
 from tutor.engine import home_summary
+from tutor.engine.calibration import CALIBRATION_DAYS, Calibration
 from tutor.engine.home_summary import HomeSummary, RecordCounts
 
 if TYPE_CHECKING:
@@ -40,6 +41,15 @@ def bars(values: list[float], top: float | None = None) -> str:
     )
 
 
+def calibration_text(c: Calibration) -> Text:
+    """The calibration panel: the sure answers' hit rate first, then the concepts, then what
+    to do about it."""
+    head = Text.assemble((f"Calibration, {CALIBRATION_DAYS} days", "bold"), "  " + c.summary())
+    concepts = c.concepts()
+    lines = [head, *([safe(concepts)] if concepts else []), safe(c.advice(), "italic")]
+    return Text("\n").join(lines)
+
+
 class HomeScreen(ReportingScreen):
     BINDINGS = [
         Binding("enter", "choose('continue')", "continue"),
@@ -56,6 +66,7 @@ class HomeScreen(ReportingScreen):
             with Horizontal(id="home-panels"):
                 yield Static(id="home-due", classes="panel")
                 yield Static(id="home-charts", classes="panel")
+            yield Static(id="home-calibration", classes="panel")
             yield OptionList(
                 *[Option(f"{label:<30} {key}", id=name) for name, label, key in CHOICES],
                 id="home-menu",
@@ -126,6 +137,7 @@ class HomeScreen(ReportingScreen):
             bars([float(n) for n in counts.due_days]),
         )
         self.query_one("#home-charts", Static).update(charts)
+        self.query_one("#home-calibration", Static).update(calibration_text(counts.calibration))
         self.query_one("#home-last", Static).update(
             safe(f"Last lesson: {s.last_lesson}" if s.last_lesson else "No lesson finished yet.")
         )

@@ -23,6 +23,8 @@ from textual.widgets.option_list import Option
 from learning_system.errors import LearningSystemError
 from learning_system.session_lock import SessionBusy
 from learning_system.store import SessionConflict
+from tutor import learner
+from tutor.app.answer_box import AnswerArea, AnswerInput
 from tutor.app.failures import Failure, ReportingScreen
 from tutor.app.help import HelpScreen
 from tutor.app.key_line import KeyLine
@@ -40,6 +42,8 @@ CONFIDENCE_LINE = "confidence:  s sure   h hunch   n no idea      (required)"
 _KEYS = "1234abcd0xyn"  # and s, h
 
 IN_YOUR_WORDS = "In your own words (x alone: I don't know). ctrl+s submits."
+ATTRIBUTION_HINT = "optional words first (tab here): enter sends them with the kind marked"
+CLAIM_HINT = "I already know … (enter notes it; the probe still checks · escape: back)"
 
 
 def _key_bindings() -> list[Binding]:
@@ -68,6 +72,7 @@ class SessionScreen(ReportingScreen):
         Binding("question_mark", "help", "help"),
         Binding("q", "pause", "pause & quit"),
         *_key_bindings(),
+        Binding("i", "claim", "I know…"),
     ]
 
     def __init__(self, kind: str, opener: Callable[[Activity], Any] | None = None) -> None:
@@ -329,10 +334,10 @@ class SessionScreen(ReportingScreen):
                         classes="muted",
                     )
                 )
-                widgets.append(Input(placeholder="the final number", id="answer"))
+                widgets.append(AnswerInput(placeholder="the final number", id="answer"))
             else:
                 widgets.append(Static(IN_YOUR_WORDS, classes="muted"))
-                widgets.append(TextArea(id="answer", soft_wrap=True))
+                widgets.append(AnswerArea(id="answer", soft_wrap=True))
         elif prompt.kind == "read" and prompt.stage == "teach" and prompt.content:
             widgets.append(Markdown(fenced_with_language(clean(prompt.content)), id="teaching"))
         elif prompt.kind == "read" and prompt.table is not None:
@@ -343,7 +348,7 @@ class SessionScreen(ReportingScreen):
             widgets.append(Static(safe(prompt.content)))
         if prompt.kind == "text" and item is None:
             widgets.append(Static(IN_YOUR_WORDS, classes="muted"))
-            widgets.append(TextArea(id="answer", soft_wrap=True))
+            widgets.append(AnswerArea(id="answer", soft_wrap=True))
         if prompt.kind == "yes_no":
             widgets.append(Static(Text.assemble(("y", "bold"), " yes    ", ("n", "bold"), " no")))
         if prompt.kind == "error_type":
@@ -359,9 +364,7 @@ class SessionScreen(ReportingScreen):
                     id="options",
                 )
             )
-            widgets.append(
-                Input(placeholder="in your words, what happened? (enter)", id="attribution")
-            )
+            widgets.append(AnswerInput(placeholder=ATTRIBUTION_HINT, id="attribution"))
         if prompt.unverified and prompt.stage != "teach":
             # questions and grades the checks could not verify (offline: the semantic quiz
             # rules; a question a model wrote): one quiet badge, not an alarm
@@ -385,6 +388,7 @@ class SessionScreen(ReportingScreen):
             widgets.append(Static("", id="end"))
         await self._body(*widgets)
         typed, self.typed_ahead = "".join(self.typed_ahead), []
+        self._offer_back(prompt)
         if typed and self.query("#answer"):
             self._type_into(self.query_one("#answer"), typed)
         self.call_after_refresh(self._focus_input)
@@ -393,6 +397,17 @@ class SessionScreen(ReportingScreen):
             self.busy = True
             self.query_one("#status", Static).update("⋯ writing your records")
             self.finish_lesson()
+
+    def _offer_back(self, prompt: Prompt) -> None:
+        """Text typed at this prompt and held when the learner stopped, back in its box."""
+        held = getattr(self.session, "held", None)
+        if held is None or prompt.kind != "text" or not self.query("#answer"):
+            return
+        self._type_into(self.query_one("#answer"), held.text)
+        self.notify(
+            "What you typed before you stopped is back in the box: ctrl+s submits it.",
+            title="Your answer",
+        )
 
     def _focus_input(self) -> None:
         for selector in ("#answer", "#options", "#body"):
@@ -448,23 +463,29 @@ class SessionScreen(ReportingScreen):
         p = self.prompt
         if action in ("help", "pause"):
             return True
+        if action == "back" and self.query("#claim"):
+            return True
         if action in ("take_over", "back"):
             return self.stage == "failed" and (action == "back" or self._held_elsewhere())
         if self.stage in ("scout", "failed"):
             return action == "next"
         if p is None or self.busy:
-            return False if action in ("next", "skip", "submit", "key") else None
+            return False if action in ("next", "skip", "submit", "key", "claim") else None
         if action == "next":
             return p.kind in ("read", "done") or self.unsaved is not None
         if action == "skip":
             return p.kind == "read" and p.stage == "teach"
+        if action == "claim":
+            return p.kind in ("read", "choice") and self.pending is None
         if action == "submit":
             return p.kind == "text"
         if action == "key":  # the footer shows the keys that mean something here
             key = str(parameters[0])
             if key in "sh" or (key == "n" and self.pending is not None):
                 return self.pending is not None
-            if key in "1x":
+            if key == "1":
+                return p.kind in ("choice", "error_type")
+            if key == "x":
                 return p.kind == "choice"
             if key in "yn":
                 return p.kind == "yes_no"
@@ -502,8 +523,34 @@ class SessionScreen(ReportingScreen):
             await self._reopen(take_over=True)
 
     def action_back(self) -> None:
-        if self.stage == "failed":
+        if self.query("#claim"):
+            self.query_one("#claim").remove()
+            self._focus_input()
+        elif self.stage == "failed":
             self.dismiss()
+
+    async def action_claim(self) -> None:
+        """A box for "I already know X", below the prompt: the engine notes the claim and the
+        probe still checks it (as `i know X` in the line dialogue)."""
+        if self.query("#claim"):
+            self.query_one("#claim").focus()
+            return
+        box = AnswerInput(placeholder=CLAIM_HINT, id="claim")
+        await self.query_one("#body", VerticalScroll).mount(box)
+        box.focus()
+        box.scroll_visible()
+
+    def _claim(self, text: str) -> None:
+        assert self.prompt is not None
+        self.query_one("#claim").remove()
+        if not text.strip():
+            self._focus_input()
+            return
+        parsed = parse.parse(self.prompt, "i know " + text)
+        if isinstance(parsed, Action) and parsed.kind == "claim":
+            also = "" if self.prompt.kind == "read" else " The probe still checks it: answer too."
+            self.notify(f"Noted: you know {parsed.text}.{also}", title="I already know")
+            self._act(parsed)
 
     def on_key(self, event: events.Key) -> None:
         """Keys typed before the answer box has focus — while the engine works, or while the
@@ -519,6 +566,18 @@ class SessionScreen(ReportingScreen):
             return
         event.stop()
         event.prevent_default()
+
+    def on_paste(self, event: events.Paste) -> None:
+        """Text pasted while no box has focus goes where typed keys go (into the box, or kept
+        for it while the engine works), cleaned and whole, so it keeps its place among them."""
+        boxes = self.query("#answer")
+        if self.busy and self.stage != "failed":
+            self.typed_ahead.append(clean(event.text))
+        elif boxes and not self.busy:
+            self._type_into(boxes.first(), clean(event.text))
+        else:
+            return
+        event.stop()
 
     def _type_into(self, box: Any, text: str) -> None:
         if isinstance(box, TextArea):
@@ -574,9 +633,10 @@ class SessionScreen(ReportingScreen):
             cast("TutorApp", self.app).show_failure(exc)
 
     def _error_type(self, key: str) -> None:
-        self.pending = Action(kind="error_type", value=key)
+        """The kind of slip, sent at once with the words in the box (which may be empty)."""
         self.query_one("#options", OptionList).highlighted = int(key) - 1
-        self.query_one("#attribution", Input).focus()
+        words = parse.attribution(self.query_one("#attribution", Input).value)  # too long: refused
+        self._act(Action(kind="error_type", value=key, text=words))
 
     @on(OptionList.OptionSelected, "#options")
     def option_chosen(self, event: OptionList.OptionSelected) -> None:
@@ -598,13 +658,15 @@ class SessionScreen(ReportingScreen):
         if p is None or self.busy:
             return
         try:
+            if event.input.id == "claim":
+                self._claim(event.value)
+                return
             if p.kind == "error_type":
-                if self.pending is None:
-                    self.notify("choose the kind of slip first: 1-4", severity="warning")
+                chosen = self.query_one("#options", OptionList).highlighted
+                if chosen is None:
+                    self.notify("choose the kind of slip: 1-4", severity="warning")
                     return
-                self._act(
-                    self.pending.model_copy(update={"text": parse.attribution(event.value)})
-                )  # too long: refused, not cut
+                self._error_type(str(chosen + 1))
                 return
             self._pick(parse.parse(p, event.value))
         except InvalidAction as exc:
@@ -634,22 +696,49 @@ class SessionScreen(ReportingScreen):
                 keys.insert(1, ("ctrl+s", "submit the text"))
             if self.prompt.kind == "choice":
                 keys.insert(1, ("↑ ↓ enter", "choose with the arrows, or click"))
+            if self.prompt.kind in ("read", "choice") and self.pending is None:
+                keys = [k for k in keys if k[0] != "i know X"]
+                keys.insert(-1, ("i", "I already know X: noted, and the probe still checks it"))
         self.app.push_screen(HelpScreen(self.prompt.title if self.prompt else "lesson", keys))
 
     def action_pause(self) -> None:
         cast("TutorApp", self.app).action_quit_saved()
 
     def stop_session(self) -> str | None:
-        """Stop the engine's work and mark the lesson paused. When that mark cannot be written
-        (a full disk, a lesson taken over) it says why; the lesson resumes from its log alike."""
+        """Stop the engine's work, keep text typed and not yet sent, and mark the lesson paused.
+        Returns what to print once the app has closed: where the learner stopped and the command
+        that comes back, or why the pause could not be written (a full disk, a lesson taken
+        over) — the lesson resumes from its log alike."""
         self.activity.cancel()
         if self.session is None:
             return None
         try:
-            if not self.session.done:
-                self.session.pause()
+            if self.session.done:
+                return None
+            self._hold_typed()
+            self.session.pause()
+            return self._where_stopped()
         except LearningSystemError as exc:
             return f"{exc.title}: {exc}"
         finally:
             self.session.close()
-        return None
+
+    def _hold_typed(self) -> None:
+        """A written answer still in its box (not sent, not held yet) is saved to come back."""
+        boxes, p, hold = self.query("#answer"), self.prompt, getattr(self.session, "hold", None)
+        if not boxes or p is None or p.kind != "text" or hold is None:
+            return
+        text = getattr(boxes.first(), "text", "")
+        if text.strip() and self.pending is None and not self.busy:
+            hold(Action(kind="text", text=text))
+
+    def _where_stopped(self) -> str:
+        where = self.prompt.position if self.prompt is not None else "the start"
+        if self.kind == "review":
+            return f"Review paused at {where}. Run `tutor review` to go on."
+        app: Any = self.app
+        come_back = learner.resume_command(app.store, app.curriculum_root())
+        return (
+            f"Paused at {where}. Everything you answered is saved; "
+            f"run `{come_back}` to pick up here."
+        )

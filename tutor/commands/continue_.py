@@ -86,7 +86,7 @@ def run_plain(args: argparse.Namespace) -> int:
             session.pause()
             io.say(
                 f"Paused at {session.prompt.position}. Everything you answered is saved; "
-                f"run `{resume_command(store, curriculum.root)}` to pick up here."
+                f"run `{learner.resume_command(store, curriculum.root)}` to pick up here."
             )
             return 0
         finally:
@@ -95,16 +95,3 @@ def run_plain(args: argparse.Namespace) -> int:
             io.say(line)
         io.say("Run `tutor continue` for the next lesson, `tutor review` when answers come due.")
     return 0
-
-
-def resume_command(store, root) -> str:
-    """The command that comes back to this session: `tutor continue` resumes the latest
-    unfinished session whatever its curriculum; the curriculum is named when it is not the
-    learner's chosen one, so the command also works after another lesson was started."""
-    import shlex
-
-    from tutor import learner
-
-    if learner.curriculum_path(store) == root:
-        return "tutor continue"
-    return f"tutor continue --curriculum {shlex.quote(str(root))}"

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from tutor.output import dumps
+
+if TYPE_CHECKING:
+    from tutor.engine.calibration import Calibration
 
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
@@ -17,14 +21,17 @@ def add_parser(sub, name: str) -> argparse.ArgumentParser:
     return p
 
 
-def collect() -> dict:
+def gather() -> tuple[dict, Calibration]:
+    """What `tutor status` shows, and the calibration its JSON was made from."""
     from learning_system import ledger
     from tutor import learner
+    from tutor.engine.calibration import calibration
 
     with learner.open_store() as store:
+        calibrated = calibration(store)
         session = store.latest_unfinished_session() or store.latest_session()
         chosen = str(learner.curriculum_path(store))
-        return {
+        data = {
             "store": str(store.path),
             # the curriculum of the position shown; the chosen one when nothing is started
             "curriculum": session["curriculum"] if session and session["curriculum"] else chosen,
@@ -40,11 +47,13 @@ def collect() -> dict:
             "due": ledger.due_counts(store),
             "concepts": ledger.concepts_by_status(store),
             "mastery": ledger.mean_mastery(store),
+            "calibration": calibrated.as_json(),
         }
+        return data, calibrated
 
 
 def run(args: argparse.Namespace) -> int:
-    data = collect()
+    data, calibrated = gather()
     if args.json:
         print(dumps(data, indent=2))
         return 0
@@ -64,5 +73,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"Concepts:   {held}")
     if data["mastery"] is not None:
         print(f"Mastery:    {data['mastery']:.2f} of 0.80 (advisory)")
+    for line in calibrated.lines():
+        print(line)
     print(f"Store:      {data['store']}")
     return 0

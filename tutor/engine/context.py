@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from learning_system.curriculum import Curriculum, Lesson
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.items import Presented
+from tutor.engine.projection import Declared, Evidence
 from tutor.engine.records import Record, Taught
 from tutor.engine.selection import concept_id
 
 if TYPE_CHECKING:
+    from tutor.dossier.model import KnowledgePack
     from tutor.engine.drafter import Drafter
     from tutor.engine.prefetch import Prefetcher
 
@@ -47,6 +49,9 @@ class LessonContext:
     gate: Gatekeeper
     journal: Journal
     drafter: Drafter | None = None
+    pack: KnowledgePack | None = None  # the lesson's ready knowledge pack (tutor/dossier)
+    learner: Declared | None = None  # None: steps are planned unpersonalised
+    evidence: Evidence = field(default_factory=Evidence)
     asked: set[str] = field(default_factory=set)
     verdicts: dict[str, str] = field(default_factory=dict)
     prior_table: list[dict[str, str]] = field(default_factory=list)

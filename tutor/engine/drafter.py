@@ -139,12 +139,20 @@ class Drafter:
         compiled: StepText,
         verdicts: dict[str, str] | None = None,
         position: str = "",
+        plan: dict[str, object] | None = None,
+        *,
+        whole: bool = False,
     ) -> StepText | None:
         """A fresh explanation of the step (its title) from its excerpts, for a learner whose probe
-        verdicts are `verdicts` (prerequisite → solid / unstable / unknown); None → teach the
-        compiled step. A step longer than DRAFT_EXCERPT_TOKENS is drafted from its first
-        paragraphs, and the rest follows the draft as the source's own text."""
-        given, rest = split_excerpt(compiled["excerpt"], DRAFT_EXCERPT_TOKENS)
+        verdicts are `verdicts` (prerequisite → solid / unstable / unknown), shaped by the step's
+        `plan` (tutor.engine.step_plan: never the learner's profile); None → teach the compiled
+        step. A step longer than DRAFT_EXCERPT_TOKENS is drafted from its first paragraphs, and
+        the rest follows the draft as the source's own text — unless `whole` (a knowledge pack's
+        selection, which is not the source's text): all of it is sent."""
+        if whole:
+            given, rest = compiled["excerpt"], ""
+        else:
+            given, rest = split_excerpt(compiled["excerpt"], DRAFT_EXCERPT_TOKENS)
         made = self._call(
             "tutor",
             {
@@ -153,6 +161,8 @@ class Drafter:
                 "position": position,
                 "verdicts": verdicts or {},
                 "untrusted_excerpts": given,
+                "sources": compiled["sources"],
+                **({"plan": plan} if plan is not None else {}),
             },
             StepDraft,
             "teach",

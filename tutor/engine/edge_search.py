@@ -7,19 +7,17 @@ import copy
 from collections.abc import Sequence
 from typing import TypeVar
 
-from tutor.engine.verdicts import MIXED_EVIDENCE, category
-
 T = TypeVar("T")
 
 
 class EdgeSearch:
     """The edge of what is known, over one strand's items ordered easiest first: a binary
     search — the middle item, then a harder one after a known answer and an easier one after an
-    unknown one — and then the unasked items nearest the edge (the split the answers contradict
-    least). The edge counts as found when the next answer, known or not, could no longer change
-    the verdict the answers point to; until then, and until `enough` answers are in, it asks on.
-    A slip (a known learner missing one item) thus makes it ask around the slip instead of
-    ending the strand on it. An ungraded answer neither moves the search nor stops it."""
+    unknown one, so two answers already bracket the edge (a known easy item and a missed hard
+    one is partial knowledge, both missed is none) — and then the unasked items nearest the
+    edge (the split the answers contradict least). It only chooses the next item; when a strand
+    has been asked enough is the lesson's budget's call (tutor.engine.probe_budget). An
+    ungraded answer neither moves the search nor counts."""
 
     def __init__(self, n: int) -> None:
         self.n = n
@@ -37,23 +35,11 @@ class EdgeSearch:
             ),
         )
 
-    def settled(self) -> bool:
-        known = sum(self.answers.values())
-        total = len(self.answers)
-        if 0 < known < total and total < MIXED_EVIDENCE:
-            return False  # mixed answers: a slip or the edge? ask more before judging
-        return category(known + 1, total + 1) == category(known, total + 1)
-
     def rest(self) -> list[int]:
         """The items neither answered nor skipped."""
         return [j for j in range(self.n) if j not in self.answers and j not in self.skipped]
 
-    def wants_more(self, enough: int) -> bool:
-        return bool(self.rest()) and (
-            len(self.answers) < enough or self.lo <= self.hi or not self.settled()
-        )
-
-    def next_index(self, enough: int) -> int | None:
+    def next_index(self) -> int | None:
         rest = self.rest()
         if not rest:
             return None
@@ -62,9 +48,6 @@ class EdgeSearch:
             if inside:
                 middle = (self.lo + self.hi) / 2
                 return min(inside, key=lambda j: (abs(j - middle), j))
-            self.lo = self.hi + 1
-        if len(self.answers) >= enough and self.settled():
-            return None
         e = self.edge()
         return min(rest, key=lambda j: (abs(j - e + 0.5), j))
 
@@ -84,11 +67,10 @@ def ahead(
     searches: Sequence[EdgeSearch],
     queues: Sequence[Sequence[T]],
     k: int,
-    enough: int,
     asked: int | None = None,
 ) -> list[T]:
-    """The questions the edge search may ask next, whichever way the one at `asked` (in group
-    k; None: nothing asked yet) is answered."""
+    """The questions the probe may ask next, whichever way the one at `asked` (in group k;
+    None: nothing asked yet) is answered: each group's next item (the budget picks the group)."""
     out: list[T] = []
     for g, search in enumerate(searches):
         outcomes: tuple[bool | None, ...] = (
@@ -98,7 +80,7 @@ def ahead(
             trial = copy.deepcopy(search)
             if known is not None and asked is not None:
                 trial.record(asked, known)
-            j = trial.next_index(enough)
+            j = trial.next_index()
             if j is not None and queues[g][j] not in out:
                 out.append(queues[g][j])
     return out

@@ -9,6 +9,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tutor.engine.calibration import Calibration, calibration
+
 if TYPE_CHECKING:
     from learning_system.curriculum import Curriculum
     from learning_system.store import Store
@@ -30,6 +32,7 @@ class RecordCounts:
     mastery: float | None = None
     mastery_days: list[float] = field(default_factory=lambda: [0.0] * MASTERY_DAYS)
     due_days: list[int] = field(default_factory=lambda: [0] * DUE_DAYS)
+    calibration: Calibration = field(default_factory=Calibration)
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,7 @@ def record_counts(store: Store, now: datetime | None = None) -> RecordCounts:
         mastery=counted["mastery"],
         mastery_days=mastery_at_ends(answers, ends),
         due_days=counted["due_days"],
+        calibration=calibration(store, now),
     )
 
 
@@ -104,6 +108,23 @@ def with_curriculum(
         counts=counts if counts is not None else record_counts(store),
         last_lesson=_last_result(store, curriculum, done),
     )
+
+
+def status_text(s: HomeSummary) -> str:
+    """The summary as the lines `tutor status` prints them, for the app's Status command."""
+    c = s.counts
+    held = ", ".join(f"{n} {k}" for k, n in sorted(c.concepts.items())) or "none yet"
+    lines = [
+        f"Curriculum: {s.curriculum}",
+        f"Position:   {s.position}",
+        f"Due now:    {c.due_mistakes} mistakes · {c.due_concepts} concepts",
+        f"Concepts:   {held}",
+    ]
+    if c.mastery is not None:
+        lines.append(f"Mastery:    {c.mastery:.2f} of 0.80 (advisory)")
+    if s.last_lesson:
+        lines.append(f"Last:       {s.last_lesson}")
+    return "\n".join([*lines, "", *c.calibration.lines()])
 
 
 def _title(curriculum: Curriculum, lesson_id: str) -> str:

@@ -130,15 +130,24 @@ def _issues(item: QuizItem) -> list[QuizIssue]:
 def homes_of(
     curriculum: Curriculum | None, items: Sequence[QuizItem], lesson: Lesson
 ) -> dict[str, Lesson]:
-    """Each item's own lesson (the one whose bank holds it); `lesson` when unknown."""
+    """Each item's own lesson (the one whose bank holds it: that very item, else an equal one —
+    a partial curriculum read whole later holds copies); `lesson` when unknown."""
     out = {i.id: lesson for i in items}
     if curriculum is None:
         return out
     wanted = {id(i): i.id for i in items}
+    found: set[str] = set()
     for home in curriculum.lessons:
         for q in home.quiz:
             if id(q) in wanted:
                 out[q.id] = home
+                found.add(q.id)
+    rest = [i for i in items if i.id not in found]
+    for home in curriculum.lessons if rest else []:
+        for q in home.quiz:
+            for i in rest:
+                if q == i:
+                    out[i.id] = home
     return out
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from tutor.engine import probe_items, selection
+from tutor.engine import probe_budget, probe_items, selection
 from tutor.engine.edge_search import EdgeSearch, ahead
 from tutor.engine.items import Presented
 from tutor.engine.selection import Strand
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 STEPS_AHEAD = 2  # teaching steps prepared ahead of the one shown
 QUIZ_SIZE = 5
-OPEN = 99  # `enough` for a search that must go on: no answer count settles it
 
 
 class Prefetcher:
@@ -58,13 +57,16 @@ class Prefetcher:
                 self._pools[strand.name] = self._rewritten(probe_items.presented(self.ctx, strand))
             return self._pools[strand.name]
 
-    def questions(self, strand: Strand) -> tuple[list[Presented], list[Presented], list[Presented]]:
-        """(a strand's choice items, its free-recall items, its explain-in-your-own-words
-        items)."""
+    def questions(self, strand: Strand) -> tuple[list[Presented], list[list[Presented]]]:
+        """(a batch's choice items, the fill-ups of each of its strands: its free-recall items,
+        then its explain-in-your-own-words item — tutor.engine.probe_budget.fill_ups)."""
         pool = self.pool(strand)
         recall = [p for p in pool if p.type == "free_recall"]
-        explains = [probe_items.explain_item(s.lesson) for s in probe_items.explained(strand)]
-        return probe_items.choices(pool), recall, explains
+        fills = [
+            probe_budget.fill_ups(g.lesson, recall, probe_items.explain_item(g.lesson))
+            for g in strand.members or (strand,)
+        ]
+        return probe_items.choices(pool), fills
 
     def quiz_pool(self) -> list[Presented]:
         """The quiz's items from the bank items not asked yet, built once per such set."""
@@ -166,18 +168,20 @@ class Prefetcher:
             """The batch's first question, then those that may follow it."""
             groups = probe_items.queues(strand, choice)
             searches = [EdgeSearch(len(q)) for q in groups]
-            start = searches[0].next_index(OPEN)
-            if start is None:
+            first = probe_budget.pick(searches)
+            start = None if first is None else searches[first].next_index()
+            if first is None or start is None:
                 return []
-            return [groups[0][start], *ahead(searches, groups, 0, OPEN, asked=start)]
+            return [groups[first][start], *ahead(searches, groups, first, asked=start)]
 
         def work() -> None:
             before = probe_items.presented(self.ctx, strand)
             self._rewrites(before)
             # the first question as the items stand before the rewrites, while they are made
             self.audit_now(opening(probe_items.choices(before))[:1], "probe")
-            choice, _, explains = self.questions(strand)
-            self.audit_now([*opening(choice), *explains], "probe")
+            choice, fills = self.questions(strand)
+            spare = probe_budget.planned(fills, probe_items.queues(strand, choice))
+            self.audit_now([*opening(choice), *spare], "probe")
 
         drafter.prefetch(f"prepare-probe:{n}", work)
 

@@ -27,12 +27,6 @@ def queues(strand: Strand, choice: list[Presented]) -> list[list[Presented]]:
     return [[p for p in choice if p.lesson_id == m.lesson.id] for m in strand.members]
 
 
-def explained(strand: Strand) -> list[Strand]:
-    """The strands that get an explain-in-your-own-words item: the strand itself, or in a
-    catch-up the two members the MCQs reach least (the first two)."""
-    return list(strand.members[:2]) or [strand]
-
-
 def explain_item(lesson: Lesson) -> Presented:
     """Explain the lesson in your own words (its key insight, for a math lesson), graded
     against its motto or first objective."""

@@ -22,12 +22,14 @@ from tutor.engine.context import LessonContext
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.journal import SessionJournal
 from tutor.engine.lesson import lesson_script
+from tutor.engine.personal import session_learner
 from tutor.engine.progress import Activity
 from tutor.engine.selection import concept_id
 from tutor.engine.sources import gate_digest, lesson_digest, model_notes_later
 from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
 
 if TYPE_CHECKING:
+    from tutor.dossier.model import KnowledgePack
     from tutor.engine.drafter import Drafter
 
 
@@ -73,6 +75,7 @@ class Session:
             gate.reuse(session_id)
         if drafter is not None:
             drafter.activity = self.activity
+        learner, evidence = session_learner(store, curriculum, lesson)
         self.context = LessonContext(
             session_id=session_id,
             lesson=lesson,
@@ -81,6 +84,9 @@ class Session:
             gate=gate,
             journal=self.journal,
             drafter=drafter,
+            pack=self._pack(),
+            learner=learner,
+            evidence=evidence,
         )
         self._gen = lesson_script(self.context)
         watchdog = self._watchdog()  # the first screen is held to the same wait as any other
@@ -107,6 +113,17 @@ class Session:
                 self.context.prep.replayed()
             prompt = self._gen.send(action)
         return prompt
+
+    def _pack(self) -> KnowledgePack | None:
+        """The lesson's ready pack, if it is the one the session started with (a pack that
+        changed since is not used: the steps are taught from the digest)."""
+        from tutor.dossier.teaching import lesson_pack_for
+
+        pack = lesson_pack_for(self.store, self.curriculum, self.lesson)
+        if pack is None:
+            return None
+        started = self.journal.memo("pack", lambda: pack.sha256)
+        return pack if pack.sha256 == started else None
 
     def _held(self, events: list[dict[str, Any]]) -> Action | None:
         """Text typed at the current prompt and saved before it was complete (its confidence

@@ -6,12 +6,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from learning_system.curriculum import Lesson, Section
+from tutor.dossier.teaching import step_selection
 from tutor.engine.context import LessonContext
 from tutor.engine.words import words
 from tutor.gates.checker import Block, Emit
+
+if TYPE_CHECKING:
+    from tutor.dossier.selection import Selection
+    from tutor.engine.drafter import Drafter
+    from tutor.engine.step_plan import StepPlan
 
 SKIP_SECTIONS = {"learning objectives", "further reading", "exercises", "ship it"}
 RELEVANCE_MIN = 2  # shared substantive words for an external excerpt to join a step
@@ -35,6 +41,7 @@ class StepText(TypedDict):
     sources: list[str]
     excerpt: str
     model: NotRequired[bool]
+    key: NotRequired[str]  # a drafted step's cache key (tutor.engine.step_plan.draft_key)
 
 
 def key_sentences(text: str, n: int = 2) -> list[str]:
@@ -96,10 +103,23 @@ def external_for(digest: dict[str, Any], section: Section) -> dict[str, Any] | N
     return best if score >= RELEVANCE_MIN else None
 
 
-def compile_step(ctx: LessonContext, step: Step) -> StepText:
-    """Offline: the step is the source's own section with its provenance, not generated."""
+def compile_step(ctx: LessonContext, step: Step, plan: StepPlan | None = None) -> StepText:
+    """Offline: the step is the source's own section with its provenance, not generated — in
+    the order its plan asks (the code before the prose, say), with the reason when a request
+    could not be met."""
     section = step.section
-    parts = [f"[source: {where(ctx, step)} §{section.title}]", "", section.text.strip()]
+    parts = [f"[source: {where(ctx, step)} §{section.title}]"]
+    body = section.text.strip()
+    if plan is not None and plan.representations != ("prose",):
+        from tutor.engine.section_blocks import arrange
+
+        asked = any(f"declared:{r}" in plan.rationale for r in plan.representations)
+        why = "as you asked" if asked else "from your record"
+        parts.append(f"[shown: {', '.join(plan.representations)} — {why}]")
+        body = arrange(section.text, plan.representations)
+    if plan is not None and plan.fallback_reason:
+        parts.append(f"[not as asked: {plan.fallback_reason}]")
+    parts += ["", body]
     excerpt = [section.text]
     sources = [ctx.primary if step.lesson is ctx.lesson else str(step.lesson.doc_path)]
     ext = external_for(ctx.digest, section)
@@ -110,18 +130,58 @@ def compile_step(ctx: LessonContext, step: Step) -> StepText:
     return {"content": "\n".join(parts), "sources": sources, "excerpt": "\n\n".join(excerpt)}
 
 
+def _drafted(
+    ctx: LessonContext,
+    drafter: Drafter,
+    step: Step,
+    n: int,
+    plan: StepPlan,
+    chosen: Selection | None,
+    compiled: StepText,
+) -> StepText:
+    """The model's draft of step n (the compiled step when it has none): from the section's
+    excerpts, or from the knowledge pack's selection — then checked against the source units
+    the selection rests on."""
+    from tutor.engine.personal import projection
+    from tutor.engine.step_plan import draft_key
+
+    position = f"step {n} of {len(ctx.plan_titles)}"
+    model = str(getattr(drafter.provider, "model", ""))
+    key = draft_key(plan, projection(ctx), model, "teach_step")
+    if chosen is None:
+        made = drafter.draft(step.title, compiled, ctx.verdicts, position, plan.prompt_view())
+        return {**made, "key": key} if made else compiled
+    made = drafter.draft(
+        step.title,
+        {**compiled, "excerpt": chosen.excerpt()},
+        ctx.verdicts,
+        position,
+        plan.prompt_view(),
+        whole=True,
+    )
+    if made is None:
+        return compiled
+    return {**made, "excerpt": "\n\n".join(chosen.unit_text), "key": key}
+
+
 def prepare_step(ctx: LessonContext, step: Step, n: int) -> tuple[StepText, Emit | Block]:
     """Draft step n (compiled offline, or by the model) and pass it through fact_check."""
+    from tutor.engine.personal import step_plan, text_key
+
     drafter = ctx.drafter
+    chosen = step_selection(ctx.pack, step.section.title) if step.lesson is ctx.lesson else None
+    plan = step_plan(ctx, step, n)
 
     def draft() -> StepText:
-        compiled = compile_step(ctx, step)
+        compiled = compile_step(ctx, step, plan)
         if drafter is None or not ctx.gate.model_checks():
             return compiled  # a draft no model can check is never shown: not asked for
-        position = f"step {n} of {len(ctx.plan_titles)}"
-        return drafter.draft(step.title, compiled, ctx.verdicts, position) or compiled
+        return _drafted(ctx, drafter, step, n, plan, chosen, compiled)
 
-    made = ctx.journal.memo(f"step:{n}", draft)
+    key = text_key(plan, n)
+    if chosen is not None:
+        key += f":{chosen.pack_sha[:12]}:{chosen.sha256[:12]}"
+    made = ctx.journal.memo(key, draft)
     mid = f"{ctx.session_id}:teach:{n}"
     revise = None
     if drafter is not None and made.get("model"):
@@ -142,7 +202,7 @@ def prepare_step(ctx: LessonContext, step: Step, n: int) -> tuple[StepText, Emit
     ):
         # the model's draft stayed blocked, or no model could check it (the verifier failed
         # or went offline): the lesson's own text, checked against itself
-        made = compile_step(ctx, step)
+        made = compile_step(ctx, step, plan)
         outcome = ctx.gate.teach(
             mid + ":source",
             made["content"],

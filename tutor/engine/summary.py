@@ -26,6 +26,7 @@ class LessonEnd(BaseModel):
     next_reviews: list[str]
     records: str
     next: str
+    calibration: list[str] = []
 
     def lines(self) -> list[str]:
         out = []
@@ -37,6 +38,7 @@ class LessonEnd(BaseModel):
         if self.next_reviews:
             out.append("Next reviews: " + "; ".join(self.next_reviews) + ".")
         out.append(f"Records: {self.records}")
+        out.extend(self.calibration)
         out.append(self.next)
         return out
 
@@ -51,6 +53,7 @@ def _mastery(rows: list[dict[str, Any]], now: datetime) -> float:
 def lesson_end(
     store: Store, curriculum: Curriculum, session_id: str, lesson_id: str, records: str
 ) -> LessonEnd:
+    from tutor.engine.calibration import calibration
     from tutor.engine.selection import concept_id
 
     lesson = curriculum.lesson(lesson_id)
@@ -75,6 +78,7 @@ def lesson_end(
         mastery_after=_mastery(history, now),
         next_reviews=reviews[:6],
         records=records,
+        calibration=calibration(store, now).lines(),
         next=(
             f"Next: {upcoming.id} {upcoming.title}."
             if upcoming

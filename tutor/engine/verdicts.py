@@ -10,7 +10,7 @@ SELF_GRADED_WEIGHT = 0.5  # a self-graded free-recall answer counts half an MCQ'
 SOLID_SHARE = 0.7
 UNKNOWN_SHARE = 0.25
 NOT_PROBED = "not probed"
-MIXED_EVIDENCE = 4  # answers a strand needs before mixed (known and unknown) ones settle it
+GRADED_OUTCOMES = ("correct", "wrong", "idk")
 
 
 @dataclass(frozen=True)
@@ -44,18 +44,12 @@ def credit(row: Evidence) -> float:
     return 0.0
 
 
-def category(known: float, total: float) -> str:
-    """`unknown` below UNKNOWN_SHARE known, `solid` at SOLID_SHARE or more, else `unstable`."""
-    share = known / total if total else 0.0
-    return "unknown" if share < UNKNOWN_SHARE else "solid" if share >= SOLID_SHARE else "unstable"
-
-
 def strand_verdict(evidence: Sequence[Evidence], misconception: bool = False) -> str:
     """From a strand's own graded answers: the known share (each answer's credit, weighted 1,
     a self-graded one SELF_GRADED_WEIGHT). `solid` at SOLID_SHARE or more with no
     misconception; `unknown` below UNKNOWN_SHARE; otherwise `unstable`. Fewer than
     MIN_EVIDENCE graded answers: `not probed` (no verdict)."""
-    graded = [r for r in evidence if r.outcome in ("correct", "wrong", "idk")]
+    graded = [r for r in evidence if r.outcome in GRADED_OUTCOMES]
     if len(graded) < MIN_EVIDENCE:
         return NOT_PROBED
     weight = [SELF_GRADED_WEIGHT if r.self_graded else 1.0 for r in graded]

@@ -503,6 +503,8 @@ class OpenAIProvider:
                 self.token_param: self.settings.max_tokens,
                 "response_format": self._response_format(schema, json_schema),
             }
+            if self.settings.temperature is not None:
+                body["temperature"] = self.settings.temperature
 
             # The SDK's generic `post` (auth, base URL, typed errors, timeouts) with a plain
             # dict body: `chat.completions.create` re-walks the whole JSON schema on every call.

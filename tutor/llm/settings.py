@@ -71,6 +71,12 @@ class ModelSettings(BaseSettings):
         le=32_768,
         description="the most tokens one answer may take (sent every request)",
     )
+    temperature: float | None = Field(
+        default=None,
+        ge=0,
+        le=2,
+        description="sampling temperature sent with structured requests (unset: the endpoint's)",
+    )
     breaker_failures: int = Field(
         default=3,
         ge=1,

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from tutor.config import SKILLS_DIR
 
-ROLE_SKILLS = ("scout", "tutor", "clerk", "grader", "doctor")
+ROLE_SKILLS = ("scout", "tutor", "clerk", "grader", "doctor", "pack_extract", "pack_review")
 GATES = ("fact_check", "quiz_audit", "grade_audit", "review")
 SKILL_NAMES: tuple[str, ...] = (*ROLE_SKILLS, *(f"GATE:{g}" for g in GATES))
 

@@ -16,7 +16,13 @@ from tutor.engine.records import Answer, Mistake, Note
 from tutor.engine.screens import gated, status, yes_no
 from tutor.engine.selection import Strand
 from tutor.engine.turns import Action, Prompt, Table
-from tutor.engine.verdicts import MIN_EVIDENCE, NOT_PROBED, Evidence, strand_verdict
+from tutor.engine.verdicts import (
+    GRADED_OUTCOMES,
+    MIN_EVIDENCE,
+    NOT_PROBED,
+    Evidence,
+    strand_verdict,
+)
 
 Script = Generator[Prompt, Action, None]
 DEEP_BLOOM = ("apply", "analyze", "evaluate", "create")
@@ -158,12 +164,10 @@ def _summary(
     if strand.members:
         lines += ["", "By strand:"]
         lines += [f"  {m.name}: {ctx.verdicts[m.name]}" for m in strand.members]
-    if NOT_PROBED in [ctx.verdicts[m.name] for m in members]:
-        lines += [
-            "",
-            f"'{NOT_PROBED}': fewer than {MIN_EVIDENCE} answers of that strand's "
-            "own, so no verdict; the plan refreshes it.",
-        ]
+    unjudged = [m for m in members if ctx.verdicts[m.name] == NOT_PROBED]
+    if unjudged:
+        lines += ["", f"'{NOT_PROBED}' (no verdict; the plan refreshes it):"]
+        lines += [f"  {m.name}: {_why_not_probed(m, evidence)}" for m in unjudged]
     rows = [
         [
             _cut(r.question, 60),
@@ -179,6 +183,18 @@ def _summary(
     yield from status(
         ctx, "results", title, "\n".join(lines), table=Table(headers=headers, rows=rows)
     )
+
+
+def _why_not_probed(member: Strand, evidence: list[Evidence]) -> str:
+    """Why a strand has fewer than MIN_EVIDENCE graded answers of its own."""
+    graded = sum(
+        1 for r in evidence if r.lesson == member.lesson.id and r.outcome in GRADED_OUTCOMES
+    )
+    bank = len(member.items)
+    held = f"{graded} graded answer{'s' if graded != 1 else ''} of its own, {MIN_EVIDENCE} needed"
+    if bank < MIN_EVIDENCE:
+        return f"{held}: only {bank} item in its bank, and its explain-back was not answered"
+    return f"{held}: the other questions were withheld or not answered"
 
 
 def reprobe(

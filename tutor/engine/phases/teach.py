@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
+from tutor.dossier.teaching import step_evidence
 from tutor.engine import items as bank
 from tutor.engine import selection, selfgrade
 from tutor.engine.asking import ask
 from tutor.engine.context import LessonContext
 from tutor.engine.items import Presented
+from tutor.engine.personal import freeze
 from tutor.engine.records import Answer, Mistake, Note, Taught
 from tutor.engine.screens import gated, show, withheld, yes_no
 from tutor.engine.steps import Step, key_sentences, labels
@@ -60,6 +62,7 @@ def teach_step(ctx: LessonContext, step: Step, n: int, plan: list[Step]) -> Scri
     if isinstance(outcome, Block):
         yield from withheld(ctx, "teach", title, outcome)
         return
+    freeze(ctx, step, n)
     action = yield from show(
         ctx, "teach", title, outcome, sources=labels(ctx, step, made["sources"])
     )
@@ -85,11 +88,15 @@ def checkpoint(ctx: LessonContext, n: int, total: int, item: Presented | None) -
 
 
 def checkpoint_item(ctx: LessonContext, step: Step, n: int) -> Presented | None:
-    """After an even step: a bank item neither the probe nor the quiz uses (`check` items
-    first; the quiz keeps at least QUIZ_KEEP), else a free-recall question on the step's own
-    key sentences, self-graded by key points. None after an odd step."""
+    """After an even step: the step's evidence from a ready knowledge pack, else a bank item
+    neither the probe nor the quiz uses (`check` items first; the quiz keeps at least
+    QUIZ_KEEP), else a free-recall question on the step's own key sentences, self-graded by key
+    points. None after an odd step."""
     if n % 2:
         return None
+    evidence = evidence_item(ctx, step, n)
+    if evidence is not None:
+        return evidence
     quiz_ids = [q.id for q in selection.quiz_bank(ctx.lesson) if q.id not in ctx.asked]
     spare_quiz = set(quiz_ids[QUIZ_KEEP:])
     candidates = [
@@ -114,6 +121,24 @@ def checkpoint_item(ctx: LessonContext, step: Step, n: int) -> Presented | None:
         reference=" ".join(sentences),
         bloom="understand",
         stage="check",
+    )
+
+
+def evidence_item(ctx: LessonContext, step: Step, n: int) -> Presented | None:
+    """What the learner must show for the step, from the lesson's ready knowledge pack: free
+    recall with the facts it proves as reference, model-written (so shown UNVERIFIED)."""
+    shown = step_evidence(ctx.pack, step.section.title) if step.lesson is ctx.lesson else None
+    if shown is None:
+        return None
+    return Presented(
+        id=f"{ctx.concept}-step{n}-evidence",
+        lesson_id=ctx.lesson.id,
+        type="free_recall",
+        question=shown[0],
+        reference=shown[1],
+        bloom="understand",
+        stage="check",
+        written_by="model",
     )
 
 

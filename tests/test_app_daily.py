@@ -1,0 +1,204 @@
+"""Daily use of the app (issue 25 part 7), by keys through Textual's Pilot on a real store: typed
+text survives a quit and comes back, the slip's kind by one key, the line printed on quitting,
+"I already know X", diagram blocks, the palette's Status and Screenshot, and pasted escapes."""
+
+from __future__ import annotations
+
+import pytest
+from app_driver import keys_of, seed_lesson, settle
+from test_app import _screen_text
+from textual import events
+from textual.widgets import Markdown
+
+from learning_system import ledger
+from learning_system.store import Store
+from tutor.app.app import TutorApp
+from tutor.app.help import TextScreen
+from tutor.app.session_screen import SessionScreen
+from tutor.app.text import fenced_with_language
+from tutor.engine.turns import ERROR_TYPES, Prompt
+
+SIZE = (100, 32)
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch, isolated_model_env):
+    monkeypatch.setenv("TUTOR_HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    return tmp_path / "home"
+
+
+def _app(home) -> TutorApp:
+    return TutorApp(offline=True, store=Store(home / "tutor.db"))
+
+
+def written(p: Prompt) -> bool:
+    return p.kind == "text"
+
+
+def slip(p: Prompt) -> bool:
+    return p.kind == "error_type"
+
+
+def probe_choice(p: Prompt) -> bool:
+    return p.stage == "probe" and p.kind == "choice"
+
+
+async def _lesson(pilot) -> SessionScreen:
+    await pilot.press("enter")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, SessionScreen)
+    await settle(pilot, screen)
+    return screen
+
+
+def _exit_text(capsys) -> str:
+    """What the app printed as it closed (Textual writes it to stderr), on one line."""
+    return " ".join(capsys.readouterr().err.split())
+
+
+@pytest.mark.parametrize("quit_key", ["ctrl+q", "q"])
+async def test_typed_text_survives_quit_and_is_offered_back(home, quit_key, capsys):
+    seed_lesson(home, written)
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _lesson(pilot)
+        assert screen.prompt.kind == "text"
+        await pilot.press(*keys_of("half an answer"))
+        if quit_key == "q":  # in the box q is a letter: q quits while the tag is asked for
+            assert screen.prompt.needs_confidence
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert screen.pending is not None
+        await pilot.press(quit_key)
+        await pilot.pause()
+    assert app.return_code == 0
+    said = _exit_text(capsys)
+    assert "Paused at" in said and "run `tutor continue` to pick up here" in said
+
+    again = _app(home)
+    async with again.run_test(size=SIZE) as pilot:
+        screen = await _lesson(pilot)
+        await pilot.pause()
+        assert screen.query_one("#answer").text == "half an answer"
+
+
+@pytest.mark.parametrize("key", ["1", "4"])
+async def test_the_slip_screen_takes_its_kind_by_one_key(home, key):
+    seed_lesson(home, slip)
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _lesson(pilot)
+        assert screen.prompt.kind == "error_type"
+        assert app.focused is not screen.query_one("#attribution")
+        await pilot.press(key)
+        await settle(pilot, screen)
+        assert screen.prompt.kind != "error_type"
+    with Store(home / "tutor.db") as store:
+        kinds = {m["error_type"] for m in ledger.mistakes(store)}
+    assert ERROR_TYPES[int(key) - 1] in kinds
+
+
+async def test_quitting_on_a_probe_prints_where_and_the_command_to_come_back(home, capsys):
+    where = seed_lesson(home, probe_choice)
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await _lesson(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+    said = _exit_text(capsys)
+    assert f"Paused at {where.position}." in said
+    assert "`tutor continue`" in said
+
+
+async def test_i_already_know_is_noted_in_the_app(home):
+    seed_lesson(home, probe_choice)
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _lesson(pilot)
+        shown = screen.prompt.message_id
+        await pilot.press("i")
+        await pilot.pause()
+        assert app.focused is screen.query_one("#claim")
+        await pilot.press(*keys_of("dot products"), "enter")
+        await settle(pilot, screen)
+        assert screen.prompt.message_id == shown  # the probe still asks its question
+        session_id = screen.session.id
+    with Store(home / "tutor.db") as store:
+        notes = [n for n in store.notes(session_id) if n["kind"] == "claimed_known"]
+    assert [n["body"]["text"] for n in notes] == ["dot products"]
+
+
+def test_a_mermaid_block_is_a_labelled_diagram_in_a_plain_box():
+    source = "Intro\n\n```mermaid\ngraph TD\n  A-->B\n```\n\n- ```mermaid\n  graph LR\n  ```\n"
+    out = fenced_with_language(source)
+    assert "*diagram (mermaid), shown as its source:*\n```text\ngraph TD\n  A-->B\n```" in out
+    assert "- ```text\ndiagram (mermaid), shown as its source:\n  graph LR" in out
+    assert "```mermaid" not in out
+
+
+async def test_a_mermaid_block_renders_as_a_labelled_box(home):
+    from textual.app import App
+
+    class One(App[None]):
+        def compose(self):
+            yield Markdown(fenced_with_language("```mermaid\ngraph TD\n  A-->B\n```\n"))
+
+    app = One()
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.pause()
+        shown = _screen_text(app)
+    assert "diagram (mermaid), shown as its source:" in shown and "A-->B" in shown
+
+
+async def _palette(pilot, command: str) -> None:
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    await pilot.press(*keys_of(command))
+    await pilot.pause(0.3)
+    await pilot.press("enter")
+    await pilot.pause(0.3)
+
+
+async def test_the_palette_status_shows_over_a_lesson_and_keeps_it(home):
+    seed_lesson(home, probe_choice)
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _lesson(pilot)
+        await _palette(pilot, "Status")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, TextScreen) and app.screen.heading == "Status"
+        assert "Calibration, last 30 days" in app.screen.text
+        assert "paused at probe" in app.screen.text or "P1 L01" in app.screen.text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+
+
+async def test_the_palette_screenshot_saves_an_svg_under_the_tutor_home(home):
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        await _palette(pilot, "Screenshot")
+        await pilot.pause(0.3)
+    shots = list((home / "screenshots").glob("*.svg"))
+    assert len(shots) == 1 and "<svg" in shots[0].read_text(encoding="utf-8")
+
+
+async def test_pasted_escape_sequences_do_not_reorder_the_answer(home):
+    seed_lesson(home, written)
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _lesson(pilot)
+        box = screen.query_one("#answer")
+        await pilot.press(*keys_of("one "))
+        box.post_message(events.Paste("two\x1b[D\x1b[D three\x1b[3~\x1b[H four"))
+        await pilot.pause()
+        await pilot.press(*keys_of(" five"))
+        assert box.text == "one two three four five"
+        screen.query_one("#body").focus()  # pasted while no box has focus: into the box
+        await pilot.pause()
+        screen.post_message(events.Paste(" six\x1b[2J"))
+        await pilot.pause()
+        assert box.text == "one two three four five six"

@@ -1,0 +1,111 @@
+"""Knowledge packs in a lesson (issue 24, part 5, the hook): with a ready pack a step is drafted
+from the pack's selection and fact-checked against the source units; with none, or a stale
+one, or after a failed build, the lesson teaches from its digest as before."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+
+import pytest
+from test_model_gaps import drafting, parts, run, taught, unmark
+
+from learning_system.curriculum import load_curriculum
+from tutor.config import builtin_course_path
+from tutor.dossier.build import build_pack
+from tutor.dossier.units import lesson_source
+from tutor.testing.fixtures import fast_settings
+from tutor.testing.model_server import ModelServer, Reply
+from tutor.testing.pack_model import PackModel
+
+pytestmark = pytest.mark.usefixtures("isolated_model_env")
+LESSON = "P1 L02"
+EVIDENCE = "Explain in your own words what"  # PackModel's evidence atoms
+PASSING = drafting(lambda step: f"The model explains {step} plainly here.", lambda c: "PASS")
+
+
+@pytest.fixture
+def course(tmp_path):
+    root = tmp_path / "course"
+    shutil.copytree(builtin_course_path(), root)
+    return load_curriculum(root)
+
+
+def build(store, course, answer) -> str:
+    lesson = course.lesson(LESSON)
+    source = lesson_source(lesson, course)
+    with ModelServer() as srv:
+        srv.always(answer)
+        settings = fast_settings(srv.base_url, timeout=5)
+        return asyncio.run(build_pack(store, source, lesson.title, settings)).state
+
+
+def lesson_bodies(store, course) -> tuple[list[dict], list]:
+    with ModelServer() as srv:
+        srv.always(
+            lambda body: (
+                Reply.json(PASSING(body)[1]) if PASSING(body)[0] == "json" else Reply.error(500)
+            )
+        )
+        session, seen = run(store, srv.base_url, course=course)
+        bodies = [r.body for r in srv.chat_requests]
+    assert session.done
+    return bodies, seen
+
+
+def step_excerpts(bodies: list[dict]) -> list[str]:
+    return [
+        unmark(parts(b)[2]["untrusted_excerpts"])
+        for b in bodies
+        if parts(b)[0] == "tutor" and parts(b)[1] == "teach_step"
+    ]
+
+
+def fact_checks(bodies: list[dict]) -> list[str]:
+    return [b["messages"][1]["content"] for b in bodies if parts(b)[0] == "GATE:fact_check"]
+
+
+def test_with_a_ready_pack_steps_are_drafted_from_its_selection(store, course):
+    assert build(store, course, PackModel()) == "ready"
+    bodies, seen = lesson_bodies(store, course)
+    excerpts = step_excerpts(bodies)
+    assert excerpts and any(e.startswith("[invariant] ") for e in excerpts)
+    checks = fact_checks(bodies)
+    assert checks and not any("[invariant]" in c for c in checks)  # units, not atoms
+    assert taught(seen)
+    assert any(p.stage == "checkpoint" and EVIDENCE in p.content for p in seen)
+
+
+@pytest.mark.parametrize("how", ["review_required", "stale", "failed"])
+def test_without_a_usable_pack_the_lesson_teaches_from_its_digest(store, course, how):
+    if how == "review_required":
+        assert build(store, course, PackModel(uncovered={"u2"})) == "review_required"
+    elif how == "failed":
+        assert build(store, course, Reply.error(500)) == "failed"
+    else:
+        assert build(store, course, PackModel()) == "ready"
+        doc = course.lesson(LESSON).doc_path
+        doc.write_text(doc.read_text(encoding="utf-8") + "\nAn edit.\n", encoding="utf-8")
+    bodies, seen = lesson_bodies(store, course)
+    excerpts = step_excerpts(bodies)
+    assert excerpts and not any("[invariant]" in e for e in excerpts)
+    assert taught(seen)
+    assert not any(EVIDENCE in p.content for p in seen)
+
+
+def test_a_resumed_session_does_not_use_a_pack_that_changed_since_it_started(store, course):
+    from tutor.engine.session import Session
+
+    assert build(store, course, PackModel()) == "ready"
+    session = Session.start(store, course, course.lesson(LESSON))
+    first = session.context.pack
+    assert first is not None
+    session.close()
+    assert build(store, course, PackModel(evidence_to="au3")) == "ready"  # another pack
+    row = store.session(session.id)
+    resumed = Session.resume(store, course, row)
+    assert resumed.context.pack is None
+    resumed.close()
+    fresh = Session.start(store, course, course.lesson(LESSON))
+    assert fresh.context.pack is not None and fresh.context.pack.sha256 != first.sha256
+    fresh.close()

@@ -1,0 +1,158 @@
+"""Verdicts with enough evidence (issue 21, part 4), through the session path the line dialogue
+takes (the curriculum read with only the lesson and its prerequisites, the session opened by
+`open_session`): every strand two graded answers of its own or the reason shown, the lesson's
+question cap, partial knowledge told apart from none."""
+
+from __future__ import annotations
+
+import pytest
+
+from learning_system.curriculum import load_curriculum
+from learning_system.store import Store
+from tutor import learner as load_path
+from tutor.engine import probe_budget, selection
+from tutor.engine.items import Presented, broad_to_narrow
+from tutor.engine.runner import open_session
+from tutor.engine.turns import Action, Prompt
+from tutor.engine.verdicts import GRADED_OUTCOMES, NOT_PROBED
+from tutor.testing.course_maker import write_course
+from tutor.testing.ledger_maker import write_ledger_course
+
+
+@pytest.fixture(scope="module")
+def ledger(tmp_path_factory):
+    return write_ledger_course(tmp_path_factory.mktemp("ledger") / "ledger")
+
+
+@pytest.fixture(scope="module")
+def workshop(tmp_path_factory):
+    return write_course(tmp_path_factory.mktemp("workshop") / "workshop")
+
+
+def answer(prompt: Prompt, knows) -> Action:
+    """Right and sure on what `knows(item)` says is known, else "I don't know"."""
+    if prompt.kind == "read":
+        return Action(kind="next")
+    item = prompt.item
+    if item is not None and prompt.needs_confidence:
+        if not knows(item):
+            return Action(kind="text" if item.type == "free_recall" else "answer", value="idk")
+        if item.type == "free_recall":
+            return Action(kind="text", text=item.reference, confidence="sure")
+        value = f"{item.answer:g}" if item.type == "numeric" else str(item.correct_index)
+        return Action(kind="answer", value=value, confidence="sure")
+    if prompt.kind == "text":
+        return Action(kind="text", text="because it is what the lesson says it is")
+    if prompt.kind == "yes_no":
+        return Action(kind="yes_no", value="y")
+    return Action(kind="error_type", value="1", text="did not know it")
+
+
+def probe(tmp_path, monkeypatch, root, lesson_id, knows=lambda item: True):
+    """The lesson's probe as the line dialogue opens it: (probe prompts, the verdict notes,
+    the strands)."""
+    monkeypatch.setenv("TUTOR_HOME", str(tmp_path))
+    curriculum = load_path.load(root, [lesson_id])
+    seen: list[Prompt] = []
+    with Store(tmp_path / f"{lesson_id}.db") as store:
+        session = open_session(store, curriculum, lesson_ref=lesson_id, offline=True)
+        assert session is not None
+        try:
+            while session.prompt.stage not in ("plan", "teach", "done"):
+                seen.append(session.prompt)
+                session.act(answer(session.prompt, knows))
+        finally:
+            session.close()
+        notes = [n["body"] for n in store.notes(session.id) if n["kind"] == "verdict"]
+    lesson = curriculum.lesson(lesson_id)
+    return seen, notes, selection.strands(curriculum, lesson)
+
+
+def asked(seen: list[Prompt]) -> list[Prompt]:
+    return [p for p in seen if p.stage == "probe" and p.item is not None and p.needs_confidence]
+
+
+def test_every_strand_gets_two_graded_answers_of_its_own(tmp_path, monkeypatch, ledger):
+    """Banks of one or two items and catch-up fans: each strand still gets two of its own."""
+    for lesson in load_curriculum(ledger).lessons:
+        _, notes, strands = probe(tmp_path, monkeypatch, ledger, lesson.id)
+        evidence = [r for n in notes for r in n["evidence"]]
+        for s in strands:
+            own = [r for r in evidence if r["lesson"] == s.lesson.id]
+            assert sum(r["outcome"] in GRADED_OUTCOMES for r in own) >= 2, (lesson.id, s.name)
+            assert notes[-1]["verdicts"][s.name] != NOT_PROBED
+
+
+def test_a_strand_short_of_answers_says_why(tmp_path, monkeypatch, ledger):
+    # without its explain-back a one-item bank cannot give two answers: the results say so
+    monkeypatch.setattr(probe_budget, "fill_ups", lambda lesson, recall, explain: [])
+    whole = load_curriculum(ledger)
+    lesson = next(
+        x for x in whole.lessons if any(len(s.items) == 1 for s in selection.strands(whole, x))
+    )
+    seen, notes, strands = probe(tmp_path, monkeypatch, ledger, lesson.id)
+    small = next(s for s in strands if len(s.items) == 1)
+    assert notes[-1]["verdicts"][small.name] == NOT_PROBED
+    shown = "\n".join(p.content for p in seen)
+    assert f"{small.name}: 1 graded answer of its own, 2 needed: only 1 item in its bank" in shown
+
+
+def test_the_probe_keeps_to_the_lesson_question_budget(tmp_path, monkeypatch, ledger, workshop):
+    for root in (ledger, workshop):
+        for lesson in load_curriculum(root).lessons:
+            for knows in (lambda item: True, lambda item: False):
+                seen, _, strands = probe(tmp_path, monkeypatch, root, lesson.id, knows)
+                questions = [p for p in asked(seen) if "re-probe" not in p.title]
+                assert len(questions) <= probe_budget.lesson_budget(len(strands))
+                assert len(strands) > 6 or len(questions) <= 12
+
+
+def test_the_cap_holds_on_a_late_corpus_lesson(tmp_path, monkeypatch, corpus_root):
+    whole = load_curriculum(corpus_root)
+    lesson = max(whole.lessons, key=lambda x: len(selection.strands(whole, x)))
+    seen, notes, strands = probe(tmp_path, monkeypatch, corpus_root, lesson.id, lambda i: False)
+    assert len(strands) >= 9
+    # two of each strand's own and no more: every strand judged, none asked beyond
+    assert len(asked(seen)) <= probe_budget.lesson_budget(len(strands)) == 2 * len(strands)
+    assert all(v == "unknown" for v in notes[-1]["verdicts"].values())
+
+
+def test_partial_knowledge_is_told_apart_from_none(tmp_path, monkeypatch, workshop):
+    lesson_id = "P1 L02"  # one prerequisite, six items
+    whole = load_curriculum(workshop)
+    [strand] = selection.strands(whole, whole.lesson(lesson_id))
+    easier = {q.id for q in broad_to_narrow(strand.items)[:3]}
+
+    def verdict(knows) -> str:
+        _, notes, _ = probe(tmp_path, monkeypatch, workshop, lesson_id, knows)
+        return notes[-1]["verdicts"][strand.name]
+
+    def knows_easier(item: Presented) -> bool:
+        return item.id in easier
+
+    assert verdict(lambda item: False) == "unknown"
+    assert verdict(knows_easier) == "unstable"
+    assert verdict(lambda item: True) == "solid"
+
+
+def test_every_batch_presents_the_same_whatever_is_loaded(corpus_root):
+    """A partial curriculum read whole midway (a lookup by name) still finds each item's
+    lesson: a late lesson's catch-up batches present what the whole load presents."""
+    whole = load_curriculum(corpus_root)
+    lesson = max(whole.lessons, key=lambda x: len(selection.strands(whole, x)))
+    partial = load_path.load(corpus_root, [lesson.id])
+
+    def presented(curriculum):
+        batches = selection.probe_batches(curriculum, curriculum.lesson(lesson.id))
+        return [
+            [
+                (p.id, p.lesson_id, p.type, *p.options)
+                for p in selection.present_strand(b, "s", curriculum)
+            ]
+            for b in batches
+        ]
+
+    first = presented(partial)
+    assert first == presented(whole)
+    members = {m.lesson.id for b in selection.probe_batches(whole, lesson) for m in b.members}
+    assert {row[1] for batch in first for row in batch} == members

@@ -1,0 +1,79 @@
+"""How many questions a lesson's probe asks and where they go: every strand two answers of its
+own first, then what is left of the lesson's budget to the strand whose answers leave its level
+most in doubt — the most informative question, not the next in line."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from learning_system.curriculum import Lesson
+from tutor.engine.edge_search import EdgeSearch
+from tutor.engine.items import Presented
+from tutor.engine.verdicts import MIN_EVIDENCE
+
+LESSON_QUESTIONS = 12  # a lesson's probe questions, unless its strands need 2 each beyond it
+STRAND_MAX = 6  # choice answers one strand is asked at most
+SURE_ENOUGH = 0.8  # a strand whose likeliest level is this likely is asked no more
+# the chance of a right answer at each level, for weighing the levels against the answers:
+# known (a slip now and then), half known, unknown (a guess among four, or "I don't know")
+RIGHT_CHANCE = (0.9, 0.5, 0.2)
+
+
+def lesson_budget(strands: int) -> int:
+    """The probe's questions for a lesson with this many strands (re-probes not counted)."""
+    return max(LESSON_QUESTIONS, MIN_EVIDENCE * strands)
+
+
+def batch_budget(left: int, strands_left: int, strands: int) -> int:
+    """A batch's questions: its strands' share of what is left of the lesson's budget (what an
+    earlier batch did not use goes to the later ones), at least MIN_EVIDENCE per strand."""
+    share = left * strands // strands_left if strands_left else 0
+    return max(MIN_EVIDENCE * strands, share)
+
+
+def doubt(right: int, total: int) -> float:
+    """How much in doubt a strand's level still is after `right` of `total` answers: 1 − the
+    chance of its likeliest level (known, half known, unknown; alike before any answer)."""
+    weights = [p**right * (1 - p) ** (total - right) for p in RIGHT_CHANCE]
+    return 1 - max(weights) / sum(weights)
+
+
+def _doubt_of(search: EdgeSearch) -> float:
+    return doubt(sum(search.answers.values()), len(search.answers))
+
+
+def pick(searches: Sequence[EdgeSearch]) -> int | None:
+    """The group asked next: one with fewer than MIN_EVIDENCE answers (the fewest first), else
+    the one most in doubt while it is below SURE_ENOUGH and STRAND_MAX answers; None when every
+    group is settled or out of items."""
+    open_ = [k for k, s in enumerate(searches) if s.rest()]
+    short = [k for k in open_ if len(searches[k].answers) < MIN_EVIDENCE]
+    if short:
+        return min(short, key=lambda k: (len(searches[k].answers), k))
+    doubts = {k: _doubt_of(searches[k]) for k in open_ if len(searches[k].answers) < STRAND_MAX}
+    wanted = [k for k, d in doubts.items() if d > 1 - SURE_ENOUGH + 1e-9]
+    if not wanted:
+        return None
+    return max(wanted, key=lambda k: (doubts[k], -len(searches[k].answers), -k))
+
+
+def most_in_doubt(searches: Sequence[EdgeSearch]) -> int:
+    """The group whose level its answers leave most in doubt (the first, on a tie)."""
+    doubts = [_doubt_of(s) for s in searches]
+    return doubts.index(max(doubts))
+
+
+def fill_ups(lesson: Lesson, recall: Sequence[Presented], explain: Presented) -> list[Presented]:
+    """What a strand is asked when its choice items cannot give it MIN_EVIDENCE answers: its
+    lesson's items asked as free recall, then explaining the lesson in one's own words."""
+    return [p for p in recall if p.lesson_id == lesson.id] + [explain]
+
+
+def planned(
+    fills: Sequence[Sequence[Presented]], queues: Sequence[Sequence[Presented]]
+) -> list[Presented]:
+    """The fill-ups a batch asks when nothing is withheld: for each strand, as many as its choice
+    items fall short of MIN_EVIDENCE."""
+    return [
+        p for f, q in zip(fills, queues, strict=True) for p in f[: max(0, MIN_EVIDENCE - len(q))]
+    ]

@@ -178,8 +178,8 @@ def test_repair_work_grows_linearly_with_the_bank(tmp_path, monkeypatch):
     from tutor.engine import repair
 
     calls = []
-    real = repair.repair
-    monkeypatch.setattr(repair, "repair", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = repair.repairs
+    monkeypatch.setattr(repair, "repairs", lambda *a, **k: calls.append(1) or real(*a, **k))
     counts = []
     for size in (MAX_QUIZ_ITEMS, 5 * MAX_QUIZ_ITEMS):
         root, lesson_id = hostile.big_bank_course(tmp_path / f"c{size}", size)

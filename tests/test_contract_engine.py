@@ -14,6 +14,9 @@ SECTION = " ".join(CONTRACT.split("## Tutor engine", 1)[1].split())
 
 def test_the_numbers_in_the_contract_are_the_codes():
     assert guessing.GUESS_CAP == 0.30 and "30%" in SECTION
+    assert guessing.ADMIT_CAP == 0.25 and "more than 25% of the MCQs (`ADMIT_CAP`" in SECTION
+    assert repair.TWIN == 0.6 and "(0.6 of their words shared)" in SECTION
+    assert items.ALTERNATIVES == 12 and "Of up to 12 fair option sets" in SECTION
     assert items.REPAIRABLE == {"M04", "M05", "M13", "M15"} and "(M04, M05, M13, M15)" in SECTION
     assert repair.LENGTH_BAND == (0.78, 1.28) and "0.78–1.28 times" in SECTION
     assert repair.SIMILAR_STEM == 0.34 and "a third of their content words" in SECTION

@@ -49,6 +49,9 @@ def valid_reply(body: dict) -> Reply:
     payload = request_payload(body)
     if skill == "tutor" and payload["task"] == "teach":
         return draft_reply(payload)
+    if skill == "tutor" and payload["task"] == "rewrite":
+        # a rewrite the program refuses (four same options): the item stays free recall
+        return Reply.json({"question": "Which?", "options": ["same"] * 4, "correct_index": 0})
     if skill == "GATE:fact_check":
         return Reply.json(
             {
@@ -324,8 +327,12 @@ def test_a_disputed_choice_item_is_rewritten_from_the_audits_problems_and_audite
     assert fixes and all("defensible" in f["untrusted_problems"] for f in fixes)
     assert all(f["task"] == "rewrite_item" and f["untrusted_options"] for f in fixes)
     choices = [p for p in seen if p.kind == "choice" and p.stage in ("probe", "quiz")]
+    # items the bank could not make fair come back as the model's rewrites of them; every
+    # other choice was disputed, and none is shown as it was: each is the audited rewrite
+    failed = "rewritten by the model from a bank item that failed the quiz rules"
+    choices = [p for p in choices if p.item.note != failed]
     assert choices
-    for p in choices:  # no disputed item is shown as it was: each is the audited rewrite
+    for p in choices:
         assert p.item.note == "rewritten by the model where the quiz audit found problems"
         (receipt,) = store.receipts_for(p.message_id)
         assert receipt["payload"]["cycles"] == 1 and receipt["payload"]["verifier"] == "model"

@@ -294,3 +294,32 @@ async def test_a_verification_asked_from_inside_a_running_loop_still_reaches_the
     verdict, verifier, reason = gate._verify(envelope)
     assert (verifier, verdict.verdict, reason) == ("model", "PASS", "")
     assert len(srv.chat_requests) == 1
+
+
+async def test_an_off_topic_option_or_a_second_answer_always_blocks(srv, provider):
+    """The model files them as low (or even passes the quiz with them noted): the program holds
+    them to high, so the item is never shown as it is; a plain low note stays a note."""
+
+    def finding(code, severity="low"):
+        return {
+            "id": "q1",
+            "severity": severity,
+            "problem": "option 3 is about something else",
+            "suggested_fix": "",
+            "code": code,
+        }
+
+    envelope = samples.quiz_envelope()
+    srv.script(
+        [
+            {"verdict": "PASS", "issues": [finding("off_topic")]},
+            {"verdict": "ISSUES", "issues": [finding("second_answer")]},
+            {"verdict": "PASS", "issues": [finding(None)]},
+        ]
+    )
+    for code in ("off_topic", "second_answer"):
+        verdict = await provider.verify(envelope)
+        assert verdict.verdict == "ISSUES", code
+        assert [(i.code, i.severity) for i in verdict.issues if i.id == "q1"] == [(code, "high")]
+    assert (await provider.verify(envelope)).verdict == "PASS"
+    assert "second_answer" in load_skill("GATE:quiz_audit")

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
 from learning_system import ledger, scheduling
 from learning_system.curriculum import load_curriculum
-from learning_system.curriculum_quiz import QuizItem
 from learning_system.store import Store
 from tutor.engine import guessing, items, probe_budget, repair, selection, selfgrade
 from tutor.engine.edge_search import EdgeSearch
@@ -20,6 +18,7 @@ from tutor.engine.session import Session
 from tutor.engine.turns import Action, Prompt
 from tutor.gates import mcq
 from tutor.gates.envelopes import QuizQuestion
+from tutor.testing import glossary_course
 from tutor.testing.course_maker import write_course
 
 
@@ -48,9 +47,8 @@ def learner(policy):
             if p.needs_confidence and how == "idk":
                 return Action(kind="text", value="idk")
             words = " ".join((p.item.reference if p.item else p.content).split()[:10])
-            return Action(
-                kind="text", text=words, confidence="sure" if p.needs_confidence else None
-            )
+            tag = how.split("-")[1] if "-" in how else "sure"
+            return Action(kind="text", text=words, confidence=tag if p.needs_confidence else None)
         if p.kind == "yes_no":
             return Action(kind="yes_no", value="y" if how.startswith("right") else "n")
         if p.kind == "error_type":
@@ -73,8 +71,11 @@ def drive(session, policy="right-sure", until=None, limit=500) -> list[Prompt]:
 
 
 # 1. fair multiple choice without a model ---------------------------------------------------
-def test_leaky_items_are_repaired_into_fair_mcqs(course):
-    lesson = course.lesson("P1 L02")
+def test_leaky_items_are_repaired_into_fair_mcqs(tmp_path):
+    """Leaky items of a lesson whose document says enough are repaired from it: the key stays
+    the bank's, each lent option fits the key's length and form, and the batch passes."""
+    course = load_curriculum(glossary_course.write_course(tmp_path / "weather", "weather"))
+    lesson = course.lessons[1]
     leaky = [
         q
         for q in lesson.quiz
@@ -93,7 +94,7 @@ def test_leaky_items_are_repaired_into_fair_mcqs(course):
     assert leaky, "the generated bank leaks its keys by length, like the real ones"
     shown = items.present(lesson.quiz, lesson, salt="s1", curriculum=course)
     mcqs = [p for p in shown if p.type == "mcq"]
-    assert len(mcqs) * 2 >= len(shown)
+    assert any(p.id in {q.id for q in leaky} for p in mcqs), "no leaky item was repaired"
     for p in mcqs:
         bank_item = next(q for q in lesson.quiz if q.id == p.id)
         key = p.options[p.correct_index]
@@ -108,129 +109,24 @@ def test_leaky_items_are_repaired_into_fair_mcqs(course):
     assert mcq.mechanical_verdict([p.to_question() for p in shown]).verdict == "PASS"
 
 
-def test_a_borrowed_option_never_answers_the_stem(monkeypatch):
-    """Two items asking the same thing: neither lends its key to the other. Their keys share the
-    shape, length band and stem echo the repair looks for, so each would be the other's best
-    borrowed option; the similar-stem rule is what keeps them apart (checked by turning it off)."""
-
-    def item(n, stem, key, distractors):
-        return QuizItem(
-            index=n,
-            id=f"x-q{n}",
-            stage="pre",
-            question=stem,
-            options=[key, *distractors],
-            correct=0,
-            explanation=key,
-        )
-
-    same_a = item(
-        1,
-        "What does the damper of the kiln control in the firing chamber?",
-        "It controls how much air leaves the firing chamber at once",
-        ["Heat", "Clay", "Time"],
-    )
-    same_b = item(
-        2,
-        "What does the kiln damper control in its firing chamber?",
-        "It sets the air let out of the firing chamber per minute",
-        ["Fuel", "Ash", "Glaze"],
-    )
-    others = [  # keys of the same shape about something else: what the repair may borrow
-        item(
-            3,
-            "Why are pyrometric cones set on a shelf before a glaze is fired?",
-            "It shows when the firing chamber has reached the heat a glaze needs",
-            ["Color", "Speed", "Noise"],
-        ),
-        item(
-            4,
-            "What does a potter's wheel head do while a pot is thrown?",
-            "It spins steadily so the clay can be centred by hand",
-            ["Dries", "Cools", "Bakes"],
-        ),
-        item(
-            5,
-            "Why is bread dough left to rest before baking?",
-            "It lets the yeast fill the dough with small pockets of gas",
-            ["Salt", "Oven", "Flour"],
-        ),
-        item(
-            6,
-            "What does a plane iron do when it is pushed along a board?",
-            "It shaves a thin curl of wood from the surface of the board",
-            ["Nail", "Glue", "Saw"],
-        ),
-        item(
-            7,
-            "Why is a sail trimmed when the wind shifts?",
-            "It keeps the cloth at the angle where the wind pushes it best",
-            ["Oar", "Rope", "Mast"],
-        ),
-        item(
-            8,
-            "Why is the loom's heddle lifted before each pass of the shuttle?",
-            "It opens a gap between threads so the shuttle can pass through",
-            ["Color", "Speed", "Noise"],
-        ),
-        item(
-            9,
-            "What do kiln shelves hold during a firing?",
-            "It keeps the pots apart so glazed sides never fuse",
-            ["Steam", "Lid", "Pan"],
-        ),
-    ]
-    from learning_system.curriculum import Lesson
-
-    lesson = Lesson(
-        id="P1 L01",
-        phase=1,
-        number=1,
-        slug="01-x",
-        path=Path("."),
-        title="X",
-        languages=[],
-        prerequisites=[],
-        time_minutes=None,
-        objectives=[],
-        sections=[],
-        further_reading=[],
-        quiz=[same_a, same_b, *others],
-        doc_path=None,
-        quiz_path=None,
-    )
-    pool = repair.donors(None, lesson)
-    lent = {o.options[0] for o in others}
-    for asked, twin in ((same_a, same_b), (same_b, same_a)):
-        fixed = repair.repair(asked, lesson, pool)
-        assert fixed is not None, asked.id  # the repair acts: short distractors replaced
-        assert twin.options[0] not in fixed
-        assert fixed[0] == asked.options[0] and set(fixed[1:]) <= lent
-        assert not mcq.blocking(
-            mcq.audit_item(
-                QuizQuestion(
-                    id=asked.id, type="mcq", question=asked.question, options=fixed, correct_index=0
-                )
-            )
-        )
-    # the control: without the similar-stem rule each borrows the other's key
-    monkeypatch.setattr(repair, "SIMILAR_STEM", 1.01)
-    for asked, twin in ((same_a, same_b), (same_b, same_a)):
-        assert twin.options[0] in (repair.repair(asked, lesson, pool) or [])
-
-
-def test_no_answer_free_strategy_finds_the_keys_of_the_generated_course(course):
+@pytest.mark.parametrize("subject", ["weather", "kitchen"])
+def test_no_answer_free_strategy_finds_the_keys_of_the_generated_course(tmp_path, subject):
+    """Over each lesson's whole bank as presented under several seeds, on generated glossary
+    courses: no strategy of the engine's own list finds more than GUESS_CAP of the keys."""
+    course = load_curriculum(glossary_course.write_course(tmp_path / subject, subject))
     shown = [
         p
+        for salt in ("s1", "s2", "s3")
         for lesson in course.lessons
-        for p in items.present(lesson.quiz, lesson, salt=lesson.id, curriculum=course)
+        for p in items.present(lesson.quiz, lesson, salt=f"{salt}-{lesson.id}", curriculum=course)
         if p.type == "mcq"
     ]
-    assert len(shown) >= 40
+    assert len(shown) >= 60
     totals: Counter[str] = Counter()
     for p in shown:
-        for name, w in guessing.guess_weights(p.question, p.options, p.correct_index).items():
-            totals[name] += w
+        lesson_title = course.lesson(p.lesson_id).title
+        weights = guessing.guess_weights(p.question, p.options, p.correct_index, lesson_title)
+        totals.update(weights)
     worst = max(totals, key=totals.__getitem__)
     assert totals[worst] / len(shown) <= guessing.GUESS_CAP, (worst, totals[worst] / len(shown))
 
@@ -280,6 +176,13 @@ def test_edge_search_brackets_the_edge_and_ignores_ungraded_answers():
     assert none.next_index() < start  # wrong: an easier one next
 
 
+@pytest.fixture(scope="module")
+def fair_course(tmp_path_factory):
+    """The workshop course with banks that do not leak (distractors worded like the keys), so
+    the probe has choices to ask without lending from the lessons."""
+    return load_curriculum(write_course(tmp_path_factory.mktemp("fair") / "workshop", leaky=0.0))
+
+
 def searches(*answered):
     """An edge search per tuple of answers (right or not), asked from the easiest item on."""
     out = []
@@ -320,7 +223,8 @@ def test_catch_up_judges_every_strand_on_its_own_answers(store, course):
         assert verdicts[pre.title] in ("unknown", "not probed")
 
 
-def test_a_reprobe_comes_from_the_same_lesson_and_its_confidence_counts(store, course):
+def test_a_reprobe_comes_from_the_same_lesson_and_its_confidence_counts(store, fair_course):
+    course = fair_course
     session = Session.start(store, course, course.lesson("P1 L03"), offline=True)
     seen = drive(
         session,

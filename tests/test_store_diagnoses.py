@@ -27,7 +27,8 @@ from learning_system.store_errors import (
 )
 from learning_system.store_files import marker_path
 
-ANSWERS = b"\n1 s\n2 s\n4 s\n"
+# two choices, then a question asked in your own words (and its confidence)
+ANSWERS = b"\n1 s\n2 s\nThe weighted sum a neuron forms from its inputs and weights\ns\n"
 
 
 def answers_in(home) -> int:

@@ -294,7 +294,7 @@ def _fair_mcq(
 ) -> dict[str, Any] | None:
     """A model-made MCQ as a presented item, kept only when it passes the mechanical rules and
     no answer-free strategy finds its key; its options are placed like any other item's."""
-    from tutor.engine.guessing import guessable_by
+    from tutor.engine.guessing import SINGLE_ITEM_TELLS, guessable_by
     from tutor.engine.items import place_key
     from tutor.gates import mcq
     from tutor.gates.envelopes import QuizQuestion
@@ -310,7 +310,7 @@ def _fair_mcq(
     )
     if mcq.blocking(mcq.audit_item(question)):
         return None
-    if guessable_by(made.question, made.options, made.correct_index):
+    if guessable_by(made.question, made.options, made.correct_index, among=SINGLE_ITEM_TELLS):
         return None
     options, key = place_key(made.options, made.correct_index, new_id)
     return {

@@ -164,6 +164,15 @@ def slots_for(n: int, salt: str) -> list[int]:
 
 
 Form = tuple[list[str], int, str]  # options, key index, "bank" or "repaired"
+ALTERNATIVES = 12  # fair option sets weighed per repaired item
+
+
+def _imbalance_after(load: dict[str, float], count: int, weights: dict[str, float]) -> float:
+    """How far the answer-free strategies would stray from chance (1 key in 4) over the
+    choices so far with these weights added: a strategy that finds the key rarely tells as
+    much as one that finds it often."""
+    chance = (count + 1) / 4
+    return sum((load.get(n, 0.0) + w - chance) ** 2 for n, w in weights.items())
 
 
 def choice_forms(
@@ -171,35 +180,57 @@ def choice_forms(
 ) -> tuple[dict[str, Form], dict[str, str]]:
     """For each item of a bank that can be asked as multiple choice: (options, key index, how);
     for the rest, why not. Raw items are used as they are when they pass the rules; items whose
-    only flaws are the options' shape are repaired (tutor.engine.repair); then items are
-    dropped, worst first, until no answer-free strategy picks the key in more than GUESS_CAP of
-    them."""
+    only flaws are the options' shape are repaired from their own lesson (tutor.engine.repair),
+    each with the fair option set that keeps the answer-free strategies nearest chance so far
+    (no option text twice in a lesson); then items are dropped, worst first, until no
+    answer-free strategy picks the key in more than ADMIT_CAP of them."""
     forms: dict[str, Form] = {}
     why: dict[str, str] = {}
+    lent: dict[str, set[str]] = {}  # per lesson, texts already shown: a batch shows each once
+    load: dict[str, float] = {}  # per strategy, the keys it finds so far (expected)
+    keys = frozenset(_norm(q.options[q.correct]) for q in bank if 0 <= q.correct < len(q.options))
     for item in bank:
         if item.type == "numeric":
             continue
+        home = homes[item.id]
         issues = _issues(item)
         codes = {i.code or "?" for i in issues}
-        if not issues:
-            forms[item.id] = (list(item.options), item.correct, "bank")
+        own_key = _norm(item.options[item.correct]) if 0 <= item.correct < len(item.options) else ""
+        taken = (keys - {own_key}) | lent.get(home.id, set())
+        if not issues and ({_norm(o) for o in item.options} - {own_key}) & taken:
+            codes = {"shared"}  # a distractor is another item's key or option: lend afresh
+        found: list[list[str]] = [list(item.options)] if not codes else []
+        if codes and codes <= REPAIRABLE | {"shared"}:
+            used = frozenset(lent.get(home.id, set()))
+            found = repair.repairs(item, home, repair.donors(home), keys | used, ALTERNATIVES)
+        if not found:
+            why[item.id] = (
+                "its options repeat another item's key or option, and its lesson lends no "
+                "fair others"
+                if codes == {"shared"}
+                else f"failed the quiz rules ({', '.join(sorted(codes))})"
+            )
             continue
-        fixed = None
-        if codes <= REPAIRABLE:
-            home = homes[item.id]
-            fixed = repair.repair(item, home, repair.donors(curriculum, home))
-        if fixed is None:
-            why[item.id] = f"failed the quiz rules ({', '.join(sorted(codes))})"
-        else:
-            forms[item.id] = (fixed, 0, "repaired")
+        key_at = item.correct if not codes else 0
+        options = min(
+            found,
+            key=lambda o: _imbalance_after(
+                load, len(forms), guess_weights(item.question, o, key_at, home.title)
+            ),
+        )
+        for name, w in guess_weights(item.question, options, key_at, home.title).items():
+            load[name] = load.get(name, 0.0) + w
+        lent.setdefault(home.id, set()).update(_norm(o) for o in options)
+        forms[item.id] = (options, key_at, "repaired" if codes else "bank")
     stems = {i.id: i.question for i in bank}
     admitted = admit_within_guess_cap(
-        {i: (stems[i], opts, key) for i, (opts, key, _) in forms.items()}
+        {i: (stems[i], opts, key, homes[i].title) for i, (opts, key, _) in forms.items()}
     )
     for item_id in list(forms):
         if item_id not in admitted:
             opts, key, _ = forms.pop(item_id)
-            leaks = ", ".join(guessable_by(stems[item_id], opts, key)) or "the bank's mix"
+            strategies = guessable_by(stems[item_id], opts, key, homes[item_id].title)
+            leaks = ", ".join(strategies) or "the bank's mix"
             why[item_id] = f"as a choice its key could be guessed ({leaks})"
     return forms, why
 
@@ -233,8 +264,9 @@ def _norm(text: str) -> str:
 def _choice_forms(
     items: Sequence[QuizItem], homes: dict[str, Lesson], curriculum: Curriculum | None
 ) -> tuple[dict[str, Form], dict[str, str]]:
-    """The batch's choice items with their options (no option text twice in the batch: a
-    clash is repaired again without it), and why each other item is not a choice item."""
+    """The batch's choice items with their options, and why each other item is not a choice
+    item: no option text appears twice in a batch and no distractor is another item's key (such
+    an item is asked another way, not repaired again outside the guess cap)."""
     chosen: dict[str, Form] = {}
     why: dict[str, str] = {}
     shown: set[str] = set()
@@ -250,18 +282,8 @@ def _choice_forms(
             if o is not item and o.type == "mcq" and 0 <= o.correct < len(o.options)
         }
         if {_norm(o) for n, o in enumerate(options) if n != key_at} & (shown | others):
-            fixed = repair.repair(
-                item,
-                homes[item.id],
-                repair.donors(curriculum, homes[item.id]),
-                frozenset(shown | others),
-            )
-            if fixed is None or max(guess_weights(item.question, fixed, 0).values()) > max(
-                guess_weights(item.question, options, key_at).values()
-            ):
-                why[item.id] = "its options would repeat another item's in this batch"
-                continue
-            options, key_at, how = fixed, 0, "repaired"
+            why[item.id] = "its options would repeat another item's option or key in this batch"
+            continue
         shown |= {_norm(o) for o in options}
         chosen[item.id] = (options, key_at, how)
     return chosen, why
@@ -316,9 +338,7 @@ def present(
                 reference=f"{key}. {item.explanation}",
                 bloom=bloom_of(item),
                 stage=item.stage,
-                note="distractors drawn from other items of the curriculum"
-                if how == "repaired"
-                else "",
+                note="distractors drawn from its own lesson" if how == "repaired" else "",
             )
         )
     return out

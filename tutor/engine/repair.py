@@ -2,9 +2,10 @@
 
 Real banks leak their keys by length: the key is the long, careful option and the distractors are
 short. An item whose key and stem are sound but whose distractors give the key away is repaired
-without a model by replacing its distractors with options drawn from other items of the same
-phase (their keys first: true statements about something else, "right elsewhere"), chosen to
-match the key in length and form:
+without a model by replacing its distractors with options drawn from its own lesson (never
+another item's key): the wrong options of its bank's other items, the misconceptions its
+document names, and statements the document makes that do not answer the stem
+(tutor.engine.lesson_statements), chosen to match the key in length and form:
 
 - **length**: each borrowed option is within LENGTH_BAND of the key, and the key's length rank
   among the four is set per item (longest, 2nd, 3rd or shortest, balanced over a bank), so no
@@ -28,7 +29,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from learning_system.curriculum import Curriculum, Lesson, QuizItem
+from learning_system.curriculum import Lesson, QuizItem
+from tutor.engine import lesson_statements
 from tutor.gates import mcq
 from tutor.gates.envelopes import QuizQuestion
 
@@ -36,6 +38,7 @@ LENGTH_BAND = (0.78, 1.28)  # a borrowed option's length as a share of the key's
 SIMILAR_STEM = 0.34  # Jaccard of content words above which two stems ask the same thing
 SAME_ANSWER = 0.5  # share of a candidate's content words found in the key (or explanation)
 MAX_TRIES = 24
+TWIN = 0.6  # Jaccard of content words at which two options say nearly the same
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     "the a an of to in on for and or is are be by with as at this that which what when how why "
@@ -53,6 +56,12 @@ _HEADS = {
     **dict.fromkeys("in on at during".split(), "in"),
     **dict.fromkeys("only always never".split(), "only"),
 }
+_WRITTEN_WRONG = frozenset({"wrong", "mistake"})  # written as wrong, not true elsewhere
+_OPENERS = frozenset(
+    "without with after before unlike like however although though while where so for "
+    "instead also but yet both either neither here now then first finally".split()
+)
+_CLAIM = re.compile(r"^(the |a |an )?\S+( \S+){0,2} (is|are|was|were) (the|a|an|not) ", re.I)
 _OBJECT_START = frozenset("a an the each all its their your every any one two".split())
 
 
@@ -72,6 +81,8 @@ def form(text: str) -> tuple[str, bool, bool]:
             head = "label"  # "Overfitting: the model …"
         elif first in _HEADS:
             head = _HEADS[first]
+        elif first in _OPENERS or t.split(None, 1)[0].endswith(","):
+            head = f"opener:{first}"  # "Without it, …", "However, …", "Unlike X, …"
         elif first[:1].isdigit():
             head = "num"
         elif (
@@ -81,6 +92,8 @@ def form(text: str) -> tuple[str, bool, bool]:
             and second in _OBJECT_START
         ):
             head = "verb"  # "Creates a branch", "Tracks the changes"
+        elif _CLAIM.match(t):
+            head = "claim"  # "The sigmoid is …": a statement about a subject, not a phrase
         else:
             head = "phrase"
     return head, t[:1].isupper(), t.endswith(".")
@@ -92,58 +105,54 @@ def _seed(*parts: str) -> int:
 
 @dataclass(frozen=True)
 class Donor:
+    """A text the lesson offers as a distractor: another item's wrong option (`item_id`), or a
+    statement of the lesson's document (`kind`: said, mistake, term)."""
+
     text: str
     item_id: str
-    lesson_id: str
-    phase: int
-    lesson_number: int
+    kind: str
     shape: tuple[str, bool, bool]
     stem_words: frozenset[str]
     words: frozenset[str]
-    is_key: bool
     norm: str  # `_norm(text)`, once: every repair compares it with the whole pool
 
 
-def donors(curriculum: Curriculum | None, lesson: Lesson) -> list[Donor]:
-    """Options other items can lend: their keys (true, but about something else) and their
-    distractors, from the whole curriculum (the repair prefers the lesson's own phase) — read
-    whole when only part of it was, so what is lent never depends on how much was loaded.
-    Without a curriculum, the lesson's own bank is all there is."""
-    if curriculum is not None:
-        curriculum.complete()
-    lessons = curriculum.lessons if curriculum is not None else [lesson]
-    cache_key = (id(curriculum), tuple(x.id for x in lessons)) if curriculum else None
-    if cache_key is not None and cache_key in _DONORS:
-        return _DONORS[cache_key][1]
-    out = []
-    for home in lessons:
-        for q in home.quiz:
-            if q.type != "mcq" or not 0 <= q.correct < len(q.options):
-                continue
-            stem = frozenset(words(q.question))
-            for n, option in enumerate(q.options):
+def donors(lesson: Lesson) -> list[Donor]:
+    """What the item's own lesson can lend: the wrong options of its bank's items, the
+    misconceptions its document names and the statements it makes — never a text that is, or
+    says much the same as, the key of an item of its bank (a distractor must not be a key seen
+    elsewhere)."""
+    cached = _DONORS.get(id(lesson))
+    if cached is not None and cached[0] is lesson:
+        return cached[1]
+    keys = [q.options[q.correct] for q in lesson.quiz if 0 <= q.correct < len(q.options)]
+    key_norms = {_norm(k) for k in keys}
+    key_words = [words(k) for k in keys]
+    out: list[Donor] = []
+    for q in lesson.quiz:
+        if q.type != "mcq" or not 0 <= q.correct < len(q.options):
+            continue
+        stem = frozenset(words(q.question))
+        for n, option in enumerate(q.options):
+            if n != q.correct:
                 text = option.strip()
                 out.append(
                     Donor(
-                        text,
-                        q.id,
-                        home.id,
-                        home.phase,
-                        home.number,
-                        form(text),
-                        stem,
-                        frozenset(words(text)),
-                        n == q.correct,
-                        _norm(text),
+                        text, q.id, "wrong", form(text), stem, frozenset(words(text)), _norm(text)
                     )
                 )
-    if cache_key is not None:
+    for s in lesson_statements.statements(lesson):
+        found = frozenset(words(s.text))
+        if found and not any(len(found & k) >= SAME_ANSWER * len(found) for k in key_words):
+            out.append(Donor(s.text, "", s.kind, form(s.text), frozenset(), found, _norm(s.text)))
+    out = [d for d in out if d.norm not in key_norms]
+    if len(_DONORS) > 256:
         _DONORS.clear()
-        _DONORS[cache_key] = (curriculum, out)  # the curriculum is kept, so its id stays its own
+    _DONORS[id(lesson)] = (lesson, out)  # the lesson is kept, so its id stays its own
     return out
 
 
-_DONORS: dict[tuple[object, ...], tuple[Curriculum | None, list[Donor]]] = {}
+_DONORS: dict[int, tuple[Lesson, list[Donor]]] = {}
 
 
 def _jaccard(a: Iterable[str], b: Iterable[str]) -> float:
@@ -164,6 +173,19 @@ def _answers_too(
     return len(d.words & explained) >= SAME_ANSWER * len(d.words) + 1
 
 
+def dressed_as(text: str, key: str) -> str:
+    """A lent text with the key's capitalisation of its first letter and the key's end stop
+    (neither changes what it says), so the key is not told apart by them. Code is left as it
+    is."""
+    t = text.strip()
+    if mcq.is_code_or_math(t) or mcq.is_code_or_math(key) or not t[:1].isalpha():
+        return t
+    if not (t.split()[0].isupper() and len(t.split()[0]) > 1):  # an acronym keeps its case
+        t = (t[0].upper() if key[:1].isupper() else t[0].lower()) + t[1:]
+    t = t.rstrip(".")
+    return t + "." if key.rstrip().endswith(".") else t
+
+
 def target_rank(item: QuizItem) -> int:
     """How many distractors are longer than the key (0: the key is the longest … 3: the
     shortest); spread evenly over a bank by the item's id."""
@@ -173,18 +195,31 @@ def target_rank(item: QuizItem) -> int:
 def repair(
     item: QuizItem, lesson: Lesson, pool: Sequence[Donor], exclude: frozenset[str] = frozenset()
 ) -> list[str] | None:
-    """Options for the item (key first, then three distractors) that pass the mechanical rules,
-    or None when no fair set can be found. The item's own distractors are kept when they fit
-    the key's length and form; the rest are borrowed, preferring options that echo the stem as
-    much as the key does, then options on the same topic (sharing words with the item and
-    coming from its own lesson or a nearby one). `exclude` holds texts that must not appear
-    (the keys and shown options of the other items of the batch). Deterministic."""
+    """The first of `repairs`, or None."""
+    found = repairs(item, lesson, pool, exclude, limit=1)
+    return found[0] if found else None
+
+
+def repairs(
+    item: QuizItem,
+    lesson: Lesson,
+    pool: Sequence[Donor],
+    exclude: frozenset[str] = frozenset(),
+    limit: int = 1,
+) -> list[list[str]]:
+    """Up to `limit` sets of options for the item (key first, then three distractors) that pass
+    the mechanical rules, best first (none when no fair set can be found). The item's own
+    distractors are kept when they fit the key's length and form; the rest are drawn from its
+    own lesson (`donors`), first those that echo the stem as often as the key, share a word
+    with the item's topic and have about as many words as the key, at random within each tier.
+    `exclude` holds texts that must not appear (the keys of the phase's items, the options
+    already shown in the lesson). Deterministic."""
     if item.type != "mcq" or not 0 <= item.correct < len(item.options):
-        return None
+        return []
     key = item.options[item.correct].strip()
     n_key = len(key)
     if n_key < 8:
-        return None
+        return []
     shape = form(key)
     stem_words = words(item.question)
     key_words = words(key)
@@ -197,56 +232,62 @@ def repair(
     own_norm = {_norm(o) for o in item.options}
     lo, hi = LENGTH_BAND
     seen: set[str] = {_norm(key)}
+    chosen_words: list[frozenset[str]] = []
+    n_words = len(key.split())
     ranked: list[tuple[tuple[object, ...], str]] = []
     for text in own_distractors:  # written for this stem: the most plausible, when they fit
+        if _norm(text) in exclude:
+            continue
         if lo * n_key <= len(text) <= hi * n_key and len(text) != n_key and form(text) == shape:
             seen.add(_norm(text))
-            ranked.append(((-99, 0, 0), text))
+            chosen_words.append(frozenset(words(text)))
+            ranked.append(((-1, 0), text))
     for d in pool:
         norm = d.norm
         if norm in own_norm or norm in exclude or norm in seen or d.item_id == item.id:
             continue
-        n = len(d.text)
-        if not (lo * n_key <= n <= hi * n_key) or n == n_key or d.shape != shape:
+        text = dressed_as(d.text, key)
+        n = len(text)
+        if not (lo * n_key <= n <= hi * n_key) or n == n_key or form(text) != shape:
             continue
         if _answers_too(d, item, key_words, stem_words, explained):
             continue
+        if any(_jaccard(d.words, w) >= TWIN for w in chosen_words):
+            continue  # two near-twins among the options tell that both are wrong
         seen.add(norm)
-        echo = min(len(stem_words & d.words), key_echo)
-        score = 3 * echo + min(len(topic & d.words), 3) + _nearness(d, lesson)
-        ranked.append(((-score, not d.is_key, _seed(item.id, d.text) % 1000), d.text))
+        chosen_words.append(d.words)
+        # tiers, not scores: within a tier the order is a coin's, so the key is one more
+        # option of its kind and no measure of echo or topic can tell it from the rest
+        echo_off = abs(len(stem_words & d.words) - key_echo)
+        on_topic = bool(topic & d.words) or d.kind in _WRITTEN_WRONG
+        words_off = abs(len(text.split()) - n_words) > max(2, n_words // 3)
+        tier = (echo_off > 0) + (not on_topic) + words_off
+        ranked.append(((tier, _seed(item.id, text) % 1000), text))
     ranked.sort()
-    return _first_fair(item, key, ranked)
+    return _fair_sets(item, key, ranked, limit)
 
 
-def _nearness(d: Donor, lesson: Lesson) -> int:
-    """3 from the item's own lesson, 2 from one at most two lessons away in its phase, 1 from
-    its phase, else 0."""
-    if d.lesson_id == lesson.id:
-        return 3
-    if d.phase == lesson.phase:
-        return 2 if abs(lesson.number - d.lesson_number) <= 2 else 1
-    return 0
-
-
-def _first_fair(
-    item: QuizItem, key: str, ranked: list[tuple[tuple[object, ...], str]]
-) -> list[str] | None:
-    """The first choice of distractors from the ranked candidates that passes the mechanical
-    rules with the key (key first), or None."""
+def _fair_sets(
+    item: QuizItem, key: str, ranked: list[tuple[tuple[object, ...], str]], limit: int
+) -> list[list[str]]:
+    """Up to `limit` distinct choices of distractors from the ranked candidates that pass the
+    mechanical rules with the key (key first), the key's length rank varying between them."""
     n_key = len(key)
     r = target_rank(item)
+    out: list[list[str]] = []
     for attempt in range(MAX_TRIES):
         picks = _choose(ranked, n_key, (r + attempt) % 4, attempt // 4)
-        if picks is None:
+        if picks is None or any(set(picks) == set(o[1:]) for o in out):
             continue
         options = [key, *picks]
         q = QuizQuestion(
             id=item.id, type="mcq", question=item.question, options=options, correct_index=0
         )
         if not mcq.blocking(mcq.audit_item(q)):
-            return options
-    return None
+            out.append(options)
+            if len(out) >= limit:
+                break
+    return out
 
 
 def _norm(text: str) -> str:

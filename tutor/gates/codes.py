@@ -71,5 +71,14 @@ MCQ_CODES: dict[str, tuple[Severity, Literal["item", "batch"], str]] = {
 }
 
 
+# what a model quiz auditor judges and the mechanical rules cannot; such a finding always
+# blocks (its severity is raised to high whatever the model filed it as)
+MODEL_QUIZ_FINDINGS: dict[str, str] = {
+    "off_topic": "An option is off-topic or not the kind of answer the stem asks for, so a "
+    "learner who knows nothing can strike it.",
+    "second_answer": "A second option is defensible as the answer.",
+}
+
+
 def mcq_severity(code: str) -> Severity:
     return MCQ_CODES[code][0]

@@ -27,7 +27,9 @@ def unverified_verdict(envelope: Envelope, reason: str) -> Verdict:
 
 def reconcile(envelope: Envelope, verdict: Verdict) -> Verdict:
     """Hold a model's verdict to the envelope: one entry per claim (missing ones UNVERIFIED,
-    unknown ones dropped), issues only about items that exist."""
+    unknown ones dropped), issues only about items that exist; an off-topic option or a second
+    defensible answer (codes.MODEL_QUIZ_FINDINGS) always blocks, however the model filed it."""
+    from tutor.gates.codes import MODEL_QUIZ_FINDINGS
     from tutor.gates.verdicts import ClaimVerdict, FactCheckVerdict, QuizAuditVerdict
 
     if isinstance(verdict, FactCheckVerdict) and envelope.gate == "fact_check":
@@ -45,10 +47,15 @@ def reconcile(envelope: Envelope, verdict: Verdict) -> Verdict:
         )
     if isinstance(verdict, QuizAuditVerdict) and envelope.gate == "quiz_audit":
         ids = {q.id for q in envelope.questions_json}
-        issues = [i for i in verdict.issues if i.id in ids]
+        issues = [
+            i.model_copy(update={"severity": "high"}) if i.code in MODEL_QUIZ_FINDINGS else i
+            for i in verdict.issues
+            if i.id in ids
+        ]
         if verdict.verdict == "ISSUES" and not issues:
             return unverified_verdict(envelope, "the verifier's issues named no item of the quiz")
-        return QuizAuditVerdict(verdict=verdict.verdict, issues=issues)
+        blocking = any(i.severity != "low" for i in issues)
+        return QuizAuditVerdict(verdict="ISSUES" if blocking else verdict.verdict, issues=issues)
     return verdict
 
 

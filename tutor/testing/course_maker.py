@@ -2,8 +2,9 @@
 must not be tuned to one real curriculum. Deterministic for a seed.
 
 The made-up subject is a workshop of machines; every lesson is one machine with its own parts,
-actions and purposes, so stems and options of different lessons share few words. The banks
-have the real banks' flaw on purpose: keys are the long, careful option in most items
+actions and purposes, so stems and options of different lessons share few words. Each lesson
+lists common mistakes (beliefs worded like the keys). The banks have the real banks' flaw on
+purpose: keys are the long, careful option in most items
 (`leaky` share), the distractors short.
 """
 
@@ -103,6 +104,18 @@ PURPOSES = [
 ]
 
 
+MISBELIEFS = [  # purposes a part is wrongly believed to serve (never a key's purpose)
+    "the machine can run for a week without oil",
+    "the colour of every batch comes out the same",
+    "the noise of the motor drops by half",
+    "the operator never has to check the gauges",
+    "the whole frame can be folded for storage",
+    "each run finishes in half the usual time",
+    "the parts never need cleaning after a shift",
+    "two operators can share a single control",
+]
+
+
 def _item(rng: random.Random, machine: str, part: str, n: int, stage: str, leaky: bool) -> dict:
     verb = rng.choice(VERBS)
     good = rng.choice(GOODS)
@@ -137,6 +150,22 @@ def _machine_names():
     while True:
         yield from (f"{machine}-{round_}" for machine in MACHINES)
         round_ += 1
+
+
+def _common_mistakes(machine: str, seed: int) -> list[str]:
+    """A `## Common Mistakes` list: beliefs a learner may hold about what the machine's parts
+    do, worded as the bank's keys are (what a real lesson's list of mistakes is to its bank).
+    Drawn from a generator of its own, so the rest of the course is as it always was."""
+    rng = random.Random(f"{seed}:{machine}:mistakes")
+    out = ["## Common Mistakes", ""]
+    for _ in range(30):
+        verb, good, purpose = (
+            rng.choice(VERBS),
+            rng.choice(GOODS),
+            rng.choice(PURPOSES + MISBELIEFS),
+        )
+        out.append(f"- Thinking that it {verb} the {good} so that {purpose}")
+    return [*out, ""]
 
 
 def write_course(
@@ -196,6 +225,7 @@ def write_course(
                     f"When the {part} fails, the {machine} stops or its output drifts.",
                     "",
                 ]
+            body += _common_mistakes(machine, seed)
             body += [
                 "## Build It",
                 "",

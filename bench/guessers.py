@@ -1,0 +1,245 @@
+"""Can a learner who knows nothing pick the keys of the choices the tutor presents?
+
+    python bench/guessers.py [--curriculum PATH ...] [--seeds N] [--lessons N] [--check]
+
+For every lesson of each course, the items are taken as a learner's session presents them —
+the lesson loaded with its prerequisites only (`tutor continue --plain`, `tutor items
+--session`) and a session seed per run — and every no-knowledge strategy is run over the
+multiple-choice items:
+
+- length and shape: the longest, the shortest, most or fewest words, the odd one out by
+  length, the second longest ("strike the longest"), the odd one out by form (opening,
+  capitals, end stop);
+- words and topic: most words shared with the stem, with the lesson's title, with both;
+  the option sharing most (or fewest) words with the other options;
+- seen as a key elsewhere: strike every option that was revealed as another item's key in
+  the course, pick among the rest;
+- test-wise: a scorer trained on the revealed keys of the OTHER lessons of the course
+  (features of each option relative to its siblings: length and word ranks, overlaps, form),
+  picking the option it scores highest.
+
+A strategy's hit rate is its expected share of keys found, ties broken at random. Printed per
+course: the share of presented items that are choices, each strategy's hit rate (the worst
+over the seeds) and the best. Targets: choices ≥ 50% and best ≤ 0.30 on every course.
+Default courses: the shared corpus (../shared/corpus/aiefs, skipped with a message when
+absent) and generated courses unlike it (tutor.testing.course_maker, .glossary_course).
+`--check` exits 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from learning_system.curriculum import load_curriculum  # noqa: E402
+from tutor.commands.items import presented_items  # noqa: E402
+from tutor.engine.guessing import strategy_scores  # noqa: E402
+from tutor.engine.repair import form  # noqa: E402
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "aiefs"
+CHOICE_FLOOR = 0.50
+GUESS_CEILING = 0.30
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One presented choice: where it was asked and what the learner saw."""
+
+    lesson: str  # the lesson being taken
+    home: str  # the lesson whose bank holds the item
+    title: str  # the lesson being taken's title
+    question: str
+    options: tuple[str, ...]
+    key: int
+
+
+def chance_of_key(values: Sequence[float], key: int) -> float:
+    best = max(values)
+    tied = sum(1 for v in values if v == best)
+    return 1.0 / tied if values[key] == best else 0.0
+
+
+def collect(root: Path, seed: str, lessons: int) -> tuple[list[Shown], int]:
+    """The choices every lesson's session presents (loaded as the learner's path loads it), and
+    how many items were presented in all."""
+    listing = load_curriculum(root)
+    shown: list[Shown] = []
+    total = 0
+    for lesson_ref in [x.id for x in listing.lessons][:lessons]:
+        curriculum = load_curriculum(root, only=[lesson_ref])
+        lesson = curriculum.lesson(lesson_ref)
+        for _, p in presented_items(curriculum, lesson, f"{seed}-{lesson.id}"):
+            total += 1
+            if p.type == "mcq" and p.correct_index is not None:
+                shown.append(
+                    Shown(
+                        lesson.id,
+                        p.lesson_id,
+                        lesson.title,
+                        p.question,
+                        tuple(p.options),
+                        p.correct_index,
+                    )
+                )
+    return shown, total
+
+
+# the strategies that need more than the item: its course's revealed keys ----------------------
+def strike_seen_keys(shown: Sequence[Shown]) -> list[float]:
+    """Strike every option that was revealed as another item's key; pick among the rest."""
+    keys: dict[str, set[str]] = defaultdict(set)
+    for s in shown:
+        keys[_norm(s.options[s.key])].add(s.question)
+    out = []
+    for s in shown:
+        alive = [
+            n for n, o in enumerate(s.options) if not (keys.get(_norm(o), set()) - {s.question})
+        ]
+        out.append(1 / len(alive) if s.key in alive else 0.0 if alive else 0.25)
+    return out
+
+
+def _features(s: Shown) -> list[list[float]]:
+    """Per option, features relative to its siblings (ranks and shares, never raw text)."""
+    scores = strategy_scores(s.question, s.options, s.title)
+    shapes = [form(o) for o in s.options]
+    out = []
+    for n in range(len(s.options)):
+        row: list[float] = []
+        for values in scores.values():
+            rank = sum(1 for v in values if v > values[n])
+            row += [1.0 if rank == r else 0.0 for r in range(4)]
+        row.append(sum(1 for x in shapes if x == shapes[n]) / len(shapes))
+        row.append(1.0 if any(c.isdigit() for c in s.options[n]) else 0.0)
+        out.append(row)
+    return out
+
+
+def _train(rows: Sequence[tuple[list[list[float]], int]], rounds: int = 60) -> list[float]:
+    """A softmax-over-options scorer fitted by gradient steps: the test-wise learner."""
+    if not rows:
+        return []
+    w = [0.0] * len(rows[0][0][0])
+    for _ in range(rounds):
+        grad = [0.0] * len(w)
+        for feats, key in rows:
+            logits = [sum(a * b for a, b in zip(w, f, strict=True)) for f in feats]
+            top = max(logits)
+            exp = [math.exp(v - top) for v in logits]
+            z = sum(exp)
+            for n, f in enumerate(feats):
+                g = exp[n] / z - (1.0 if n == key else 0.0)
+                for k, x in enumerate(f):
+                    grad[k] += g * x
+        w = [a - 0.5 * g / len(rows) for a, g in zip(w, grad, strict=True)]
+    return w
+
+
+def testwise(shown: Sequence[Shown]) -> list[float]:
+    """Trained on the revealed keys of every other lesson's items, tried on this lesson's."""
+    feats = [_features(s) for s in shown]
+    by_home: dict[str, list[int]] = defaultdict(list)
+    for n, s in enumerate(shown):
+        by_home[s.home].append(n)
+    out = [0.0] * len(shown)
+    for home, mine in by_home.items():
+        rows = [(feats[n], shown[n].key) for n, s in enumerate(shown) if s.home != home]
+        w = _train(rows)
+        for n in mine:
+            if not w:  # nothing revealed elsewhere to learn from: a blind guess
+                out[n] = 1 / len(shown[n].options)
+                continue
+            values = [round(sum(a * b for a, b in zip(w, f, strict=True)), 9) for f in feats[n]]
+            out[n] = chance_of_key(values, shown[n].key)
+    return out
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split()).strip(" .;:!")
+
+
+def hit_rates(shown: Sequence[Shown]) -> dict[str, float]:
+    """Each strategy's expected share of keys found over the shown choices."""
+    if not shown:
+        return {}
+    per: dict[str, list[float]] = defaultdict(list)
+    for s in shown:
+        for name, values in strategy_scores(s.question, s.options, s.title).items():
+            per[name].append(chance_of_key(values, s.key))
+    per["strike_seen_keys"] = strike_seen_keys(shown)
+    per["testwise"] = testwise(shown)
+    return {name: sum(v) / len(shown) for name, v in per.items()}
+
+
+def generated_courses(tmp: Path) -> dict[str, Path]:
+    from tutor.testing import glossary_course
+    from tutor.testing.course_maker import write_course
+
+    return {
+        "generated: workshop": write_course(tmp / "workshop"),
+        "generated: glossary (weather)": glossary_course.write_course(tmp / "weather", "weather"),
+        "generated: glossary (kitchen)": glossary_course.write_course(
+            tmp / "kitchen", "kitchen", seed=11
+        ),
+    }
+
+
+def measure(name: str, root: Path, seeds: int, lessons: int, say: Callable[[str], None]) -> bool:
+    worst: dict[str, float] = {}
+    choice_shares = []
+    for k in range(seeds):
+        shown, total = collect(root, f"s{k}", lessons)
+        choice_shares.append(len(shown) / max(1, total))
+        for strategy, rate in hit_rates(shown).items():
+            worst[strategy] = max(worst.get(strategy, 0.0), rate)
+    share = min(choice_shares)
+    best = max(worst, key=worst.__getitem__) if worst else "-"
+    say(f"\n{name}  ({root})")
+    say(f"  choices: {share:.1%} of presented items (lowest over {seeds} seeds)")
+    for strategy, rate in sorted(worst.items(), key=lambda kv: -kv[1]):
+        say(f"    {strategy:<22} {rate:6.1%}")
+    ok = share >= CHOICE_FLOOR and worst.get(best, 0.0) <= GUESS_CEILING
+    say(
+        f"  best strategy: {best} {worst.get(best, 0.0):.1%} "
+        f"(targets: choices ≥ {CHOICE_FLOOR:.0%}, best ≤ {GUESS_CEILING:.0%}) "
+        + ("OK" if ok else "MISSED")
+    )
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--curriculum", action="append", type=Path, help="a course (repeatable)")
+    ap.add_argument("--seeds", type=int, default=3, help="session seeds per lesson")
+    ap.add_argument("--lessons", type=int, default=10_000, help="lessons per course, at most")
+    ap.add_argument("--generated-only", action="store_true", help="skip the shared corpus")
+    ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    args = ap.parse_args(argv)
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        courses: dict[str, Path] = {}
+        if args.curriculum:
+            courses = {str(p): p for p in args.curriculum}
+        else:
+            if args.generated_only:
+                pass
+            elif REFERENCE.exists():
+                courses["shared corpus"] = REFERENCE
+            else:
+                print(f"shared corpus not found at {REFERENCE}: skipped")
+            courses.update(generated_courses(Path(tmp)))
+        for name, root in courses.items():
+            ok = measure(name, root, args.seeds, args.lessons, print) and ok
+    return 1 if args.check and not ok else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""Choices that need knowledge: a presented choice's distractors come from its own lesson and are
+never another item's key; an item its lesson cannot make fair is asked another way; and no
+no-knowledge strategy finds the keys of what a session presents, whatever its seed — checked on
+generated courses unlike the reference curriculum (bench/guessers.py, run as a learner's
+session loads lessons)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from learning_system.curriculum import load_curriculum
+from tutor.commands.items import presented_items
+from tutor.engine import items, repair
+from tutor.testing import glossary_course
+
+ROOT = Path(__file__).resolve().parents[1]
+SEEDS = ("s-alpha", "s-beta", "s-gamma")
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split()).strip(" .;:!")
+
+
+@pytest.fixture(scope="module")
+def glossary(tmp_path_factory) -> Path:
+    return glossary_course.write_course(tmp_path_factory.mktemp("g") / "weather", "weather")
+
+
+def _keys(root: Path) -> dict[str, str]:
+    """Every bank item's key (normalised) → its item id, over the whole course."""
+    whole = load_curriculum(root)
+    return {
+        _norm(q.options[q.correct]): q.id
+        for lesson in whole.lessons
+        for q in lesson.quiz
+        if 0 <= q.correct < len(q.options)
+    }
+
+
+def _distractors_that_are_keys(root: Path, lesson_ids: list[str], seed: str) -> list[str]:
+    keys = _keys(root)
+    found = []
+    for ref in lesson_ids:
+        curriculum = load_curriculum(root, only=[ref])  # as the learner's session loads it
+        for _, p in presented_items(curriculum, curriculum.lesson(ref), seed):
+            if p.type != "mcq":
+                continue
+            for n, option in enumerate(p.options):
+                owner = keys.get(_norm(option))
+                if n != p.correct_index and owner is not None and owner != p.id:
+                    found.append(f"{ref} {p.id}: {option!r} is the key of {owner}")
+    return found
+
+
+def test_no_presented_distractor_is_another_items_key(glossary: Path) -> None:
+    lessons = [x.id for x in load_curriculum(glossary).lessons]
+    for seed in SEEDS:
+        assert _distractors_that_are_keys(glossary, lessons, seed) == []
+
+
+def test_no_presented_distractor_is_another_items_key_on_the_corpus(corpus_root: Path) -> None:
+    lessons = ["P1 L03", "P2 L03", "P2 L10", "P3 L12"]
+    assert _distractors_that_are_keys(corpus_root, lessons, "s-corpus") == []
+
+
+def _lesson_with(tmp_path: Path, concept: str) -> Path:
+    """One lesson whose bank has a leaky item (long key, one-word distractors) and `concept`
+    as the text of its document's concept section."""
+    folder = tmp_path / "course" / "phases" / "01-p" / "01-the-sluice"
+    (folder / "docs").mkdir(parents=True)
+    doc = "# The Sluice\n\n> Water on demand.\n\n## The Concept\n\n" + concept + "\n"
+    (folder / "docs" / "en.md").write_text(doc, encoding="utf-8")
+    bank = [
+        {
+            "id": "sluice-gate",
+            "stage": "post",
+            "question": "What does the gate of a sluice do when it is raised?",
+            "options": ["Rust", "It lets water through at a rate set by its height", "Wood", "Mud"],
+            "correct": 1,
+            "explanation": "Raising the gate opens a gap under it.",
+        }
+    ]
+    (folder / "quiz.json").write_text(json.dumps(bank), encoding="utf-8")
+    return tmp_path / "course"
+
+
+FAIR_CONCEPT = (
+    "It holds the channel shut while the upper pond fills. "
+    "It keeps floating branches out of the wheel below the race. "
+    "It lowers the level of the mill pond in a dry summer. "
+    "It sends the spare flow around the wheel into the ditch. "
+    "It sets the depth of the water that reaches the far field."
+)
+
+
+def test_an_item_its_lesson_cannot_make_fair_is_asked_another_way(tmp_path: Path) -> None:
+    bare = load_curriculum(_lesson_with(tmp_path / "bare", "A sluice is old."))
+    lesson = bare.lessons[0]
+    (shown,) = items.present(lesson.quiz, lesson, salt="s", curriculum=bare)
+    assert shown.type == "free_recall"
+    assert "quiz rules" in shown.note
+    # the control: the same item, when its lesson says enough of the same kind, has fair
+    # option sets whose distractors are the lesson's own statements, never a one-word option
+    rich = load_curriculum(_lesson_with(tmp_path / "rich", FAIR_CONCEPT))
+    lesson = rich.lessons[0]
+    found = repair.repairs(lesson.quiz[0], lesson, repair.donors(lesson), limit=3)
+    assert found
+    said = {_norm(s) for s in FAIR_CONCEPT.split(". ")}
+    for options in found:
+        assert all(_norm(o) in said for o in options[1:]), options
+
+
+def test_a_statement_saying_another_items_key_is_never_lent(tmp_path: Path) -> None:
+    """A document sentence that says what another item's key says (a second key) is not lent,
+    even when it fits the length and form better than anything else."""
+    root = _lesson_with(
+        tmp_path, FAIR_CONCEPT + " It lets water through at a rate its height sets."
+    )
+    lesson = load_curriculum(root).lessons[0]
+    texts = {_norm(d.text) for d in repair.donors(lesson)}
+    assert "it lets water through at a rate its height sets" not in texts
+    assert "it keeps floating branches out of the wheel below the race" in texts
+
+
+def test_guessers_bench_holds_on_generated_courses_across_seeds(glossary: Path) -> None:
+    """bench/guessers.py, over what sessions of three seeds present on a generated course: the
+    best no-knowledge strategy (length, shape, stem and title words, odd one out, options seen
+    as keys, a test-wise learner trained on other lessons) stays within its ceiling."""
+    run = subprocess.run(
+        [sys.executable, "bench/guessers.py", "--curriculum", str(glossary), "--seeds", "3"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr
+    best = next(line for line in run.stdout.splitlines() if "best strategy:" in line)
+    rate = float(best.split("best strategy:")[1].split()[1].rstrip("%")) / 100
+    assert rate <= 0.30, run.stdout

@@ -1,0 +1,104 @@
+"""What a lesson's own document offers as distractors: statements it makes (true, but about
+something other than a given stem), the misconceptions it names (a `Common Mistakes` list, the
+"what people say" column of its key terms) and its key terms' meanings. Code, tables of data,
+headings and link lists are left out; each statement is one whole sentence or table cell."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from learning_system.curriculum import Lesson
+
+_FENCE = re.compile(r"```.*?(```|$)", re.S)
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_MARKUP = re.compile(r"[*_`>#]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_MISTAKE_TITLES = ("mistake", "pitfall", "misconception", "gotcha")
+_SKIP_TITLES = ("further reading", "exercises", "learning objectives", "ship it")
+MIN_WORDS, MAX_WORDS = 3, 40
+MAX_LINE = 2000  # characters; a longer line (a 1 MiB run of brackets) is never a statement
+# "Thinking that X", "Treating the Y as X": the mistaken belief is X
+_BELIEF = re.compile(
+    r"^(thinking|believing|assuming|expecting)( that)? |^(treating|using|reading) .{1,60}? as ",
+    re.I,
+)
+_HEADERS = frozenset({"term", "what people say", "what it actually means"})
+
+
+@dataclass(frozen=True)
+class Statement:
+    text: str
+    # "said" (the document says it), "mistake" (it names it as wrong), "term" (a key term's
+    # meaning), "name" (a key term itself: a sibling of a key that is a term)
+    kind: str
+
+
+def _clean(text: str) -> str:
+    text = _LINK.sub(r"\1", text)
+    text = _MARKUP.sub("", text)
+    return " ".join(text.split()).strip(" -:;|\"'")
+
+
+def _fits(s: Statement) -> bool:
+    text = s.text
+    n = len(text.split())
+    return (
+        (1 if s.kind == "name" else MIN_WORDS) <= n <= MAX_WORDS
+        and not text.endswith(":")
+        and "=" not in text
+    )
+
+
+def _table_cells(line: str) -> list[str]:
+    return [_clean(c) for c in line.strip().strip("|").split("|")]
+
+
+def _from_section(title: str, text: str) -> list[Statement]:
+    mistakes = any(t in title.lower() for t in _MISTAKE_TITLES)
+    out: list[Statement] = []
+    prose: list[str] = []
+    for line in _FENCE.sub("\n\n", text).splitlines():
+        stripped = line.strip()
+        if len(stripped) > MAX_LINE:  # no statement is this long: never scanned, left out
+            stripped = ""
+        if not stripped:  # a paragraph ends: sentences never run across it (or across code)
+            out += [_said(x) for x in _SENTENCE_END.split(" ".join(prose))]
+            prose = []
+            continue
+        if stripped.startswith("|"):
+            cells = _table_cells(stripped)
+            if len(cells) == 3 and not set(cells[1]) <= set("-: "):
+                out.append(Statement(cells[0], "name"))
+                out.append(Statement(cells[1], "mistake"))
+                out.append(Statement(cells[2], "term"))
+            continue
+        if stripped.startswith(("- ", "* ")):  # a list item is a statement of its own
+            said = _clean(stripped[2:])
+            out.append(Statement(_BELIEF.sub("", said), "mistake") if mistakes else _said(said))
+            continue
+        prose.append(stripped)
+    out += [_said(x) for x in _SENTENCE_END.split(" ".join(prose))]
+    return out
+
+
+def _said(sentence: str) -> Statement:
+    """A sentence of the document; one that asks or introduces (ends in `?` or `:`) is no
+    statement and is kept empty, to be left out."""
+    raw = sentence.strip()
+    return Statement("" if raw.endswith(("?", ":")) else _clean(raw), "said")
+
+
+def statements(lesson: Lesson) -> list[Statement]:
+    """The lesson document's usable statements, in document order, each text once."""
+    seen: set[str] = set()
+    out: list[Statement] = []
+    for section in lesson.sections:
+        if any(t in section.title.lower() for t in _SKIP_TITLES):
+            continue
+        for s in _from_section(section.title, section.text):
+            low = s.text.lower()
+            if s.text and _fits(s) and low not in seen and low not in _HEADERS:
+                seen.add(low)
+                out.append(s)
+    return out

@@ -56,7 +56,10 @@ def test_declared_code_and_worked_example_reshape_a_step_and_survive_a_restart(t
     assert flat(screen[screen.index("Step 2/") :]).startswith(two[: len(two) - 1][:400])
     drive_until(again, r"Step 3/\d+", wrong=False)
     three = step_screen(again.transcript, 3)
-    assert "worked_example" not in three.split("[source:")[1].split("]")[1]
+    shown = three.split("[source:")[1].split("]")[1]
+    # the old declaration is gone; a record with an unknown strand (the probe's items, and so
+    # the verdicts, follow the session's seed) may still ask for the example, and says so
+    assert "worked_example" not in shown or "from your record" in shown, shown
     assert "table" in three.split("]")[1] or "has no table" in three
     again.finish()
     with Store(tmp_path / "tutor.db") as store:

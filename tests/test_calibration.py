@@ -123,3 +123,21 @@ def test_the_line_dialogue_ends_a_lesson_with_the_calibration_and_its_advice(tmp
     assert sure and int(sure[2]) - int(sure[1]) >= 2  # several sure and wrong
     assert "Sure & wrong: Vectors and Dot Products" in end
     assert "sure answers were wrong, most on Vectors and Dot Products: say why" in end
+
+
+def test_one_sure_and_wrong_answer_is_too_few_to_tell_not_a_match(tmp_path):
+    with Store(tmp_path / "tutor.db") as store:
+        ledger.record_attempt(
+            store, Attempt(id="w", kind="probe", outcome="wrong", confidence="sure")
+        )
+        leaning = calibration(store).advice()
+        for n in range(4):  # then 4 of 5 sure answers right: at the 80% mark
+            ledger.record_attempt(
+                store, Attempt(id=f"r{n}", kind="probe", outcome="correct", confidence="sure")
+            )
+            ledger.record_attempt(
+                store, Attempt(id=f"n{n}", kind="probe", outcome="wrong", confidence="no_idea")
+            )
+        matched = calibration(store).advice()
+    assert leaning.startswith("Too few tagged answers to tell yet")
+    assert matched.startswith("Your confidence matches your answers")

@@ -81,6 +81,10 @@ class Calibration:
             return f"{sure.wrong} sure answers were wrong{where}: say why before tagging sure."
         if unsure.right >= UNDER_AT and unsure.right >= SURE_TARGET * unsure.total:
             return "Your hunches are mostly right: when you can say why, tag them sure."
+        if (sure.wrong and sure.right < SURE_TARGET * sure.total) or (
+            unsure.right and unsure.right >= SURE_TARGET * unsure.total
+        ):  # leaning one way, on too few answers to say so
+            return "Too few tagged answers to tell yet: keep tagging honestly."
         return "Your confidence matches your answers: keep tagging honestly."
 
     def lines(self) -> list[str]:

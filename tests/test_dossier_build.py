@@ -151,7 +151,9 @@ def test_no_store_transaction_is_open_during_a_model_call(tmp_path, course):
     seen: list[bool] = []
 
     def try_to_write(body):
-        other = sqlite3.connect(path, timeout=0, isolation_level=None)
+        # a transaction held across this call would outlast the wait (the reply waits for this
+        # check); another lesson's short write, at the same moment, ends within it
+        other = sqlite3.connect(path, timeout=1.0, isolation_level=None)
         try:
             other.execute("BEGIN IMMEDIATE")
             other.execute("ROLLBACK")

@@ -124,21 +124,7 @@ def test_a_lesson_with_a_1_mib_bracket_line_reaches_its_first_question(tmp_path)
         assert len(plain_inline(line)) <= len(line)
         assert excerpt(f"{line}\n\n{line}")
     root, lesson = hostile.bracket_line_course(tmp_path / "course")
-    learner = Learner(
-        tmp_path / "home",
-        "continue",
-        "--plain",
-        "--offline",
-        "--curriculum",
-        str(root),
-        "--lesson",
-        lesson,
-    )
-    assert "Prior" in learner.read_prompt(timeout=120)
-    learner.send("")
-    assert "answer" in learner.read_prompt(timeout=120)
-    learner.send("/p")
-    learner.finish()
+    reaches_its_first_question(tmp_path / "home", root, lesson)
 
 
 def test_a_10000_item_bank_is_cut_to_the_limit_and_starts(tmp_path):
@@ -150,21 +136,7 @@ def test_a_10000_item_bank_is_cut_to_the_limit_and_starts(tmp_path):
         f"10000 questions, more than the limit of {MAX_QUIZ_ITEMS}" in p.message
         for p in curriculum.warnings
     )
-    learner = Learner(
-        tmp_path / "home",
-        "continue",
-        "--plain",
-        "--offline",
-        "--curriculum",
-        str(root),
-        "--lesson",
-        lesson,
-    )
-    assert "Prior" in learner.read_prompt(timeout=120)
-    learner.send("")
-    assert "answer" in learner.read_prompt(timeout=120)
-    learner.send("/p")
-    learner.finish()
+    reaches_its_first_question(tmp_path / "home", root, lesson)
     items = tutor(tmp_path / "home", "items", lesson, "--curriculum", str(root))
     assert items.returncode == 0, items.stderr
     assert f"{MAX_QUIZ_ITEMS} items:" in items.stdout
@@ -375,3 +347,15 @@ def test_knowledge_pages_of_a_hostile_lesson_taken_to_its_end_are_inert(tmp_path
     assert pages and any("onerror" in page.read_text(encoding="utf-8") for page in pages)
     for page in (tmp_path / "views").rglob("*.md"):
         assert_inert_markdown(page.read_text(encoding="utf-8"))
+
+
+def reaches_its_first_question(home, root, lesson: str) -> None:
+    """`tutor continue --plain` on the lesson gets past the prior to a question, then pauses."""
+    learner = Learner(
+        home, "continue", "--plain", "--offline", "--curriculum", str(root), "--lesson", lesson
+    )
+    assert "Prior" in learner.read_prompt(timeout=120)
+    learner.send("")
+    assert "answer" in learner.read_prompt(timeout=120)
+    learner.send("/p")
+    learner.finish()

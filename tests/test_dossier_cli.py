@@ -50,26 +50,9 @@ def test_a_phase_builds_to_ready_with_progress_and_status_shows_it(tmp_path, cou
     home = tmp_path / "home"
     with ModelServer() as srv:
         srv.always(PackModel())
-        out = tutor(
-            home,
-            "dossier",
-            "build",
-            "--phase",
-            "1",
-            "--curriculum",
-            str(course),
-            base_url=srv.base_url,
-        )
-        again = tutor(
-            home,
-            "dossier",
-            "build",
-            "--phase",
-            "1",
-            "--curriculum",
-            str(course),
-            base_url=srv.base_url,
-        )
+        build = ("dossier", "build", "--phase", "1", "--curriculum", str(course))
+        out = tutor(home, *build, base_url=srv.base_url)
+        again = tutor(home, *build, base_url=srv.base_url)
     assert out.returncode == 0, out.stderr
     lessons = [ln for ln in out.stderr.splitlines() if ln.startswith("[")]
     assert len(lessons) >= 2 and lessons[-1].startswith("[####################]")

@@ -111,7 +111,9 @@ def _check_contents(path: Path, size: int, known: int, tables_of_v1: Set[str]) -
         if version > known:  # its schema was read, so the version is the store's own
             raise newer(path, version, known)
         theirs = sorted(t for t in tables if not t.startswith("sqlite_"))
-        if version == 0 and theirs:  # a tutor's first migration sets the version with its tables
+        # none of a tutor's tables: another program's file. (Read unlocked while another tutor
+        # migrates a fresh store, the tutor's own tables can show before the version does.)
+        if version == 0 and theirs and not tables_of_v1 & set(theirs):
             raise foreign(path, f"it holds other tables: {', '.join(theirs)[:120]}")
         if version >= 1 and not tables_of_v1 <= tables:
             missing = ", ".join(sorted(tables_of_v1 - tables))

@@ -42,6 +42,7 @@ class StepText(TypedDict):
     excerpt: str
     model: NotRequired[bool]
     key: NotRequired[str]  # a drafted step's cache key (tutor.engine.step_plan.draft_key)
+    refused: NotRequired[str]  # why the model's variant was not shown (tutor.engine.fact_survival)
 
 
 def key_sentences(text: str, n: int = 2) -> list[str]:
@@ -150,7 +151,7 @@ def _drafted(
     key = draft_key(plan, projection(ctx), model, "teach_step")
     if chosen is None:
         made = drafter.draft(step.title, compiled, ctx.verdicts, position, plan.prompt_view())
-        return {**made, "key": key} if made else compiled
+        return _keeps_facts({**made, "key": key}, plan, step, compiled) if made else compiled
     made = drafter.draft(
         step.title,
         {**compiled, "excerpt": chosen.excerpt()},
@@ -161,7 +162,21 @@ def _drafted(
     )
     if made is None:
         return compiled
-    return {**made, "excerpt": "\n\n".join(chosen.unit_text), "key": key}
+    made = {**made, "excerpt": "\n\n".join(chosen.unit_text), "key": key}
+    return _keeps_facts(made, plan, step, compiled)
+
+
+def _keeps_facts(made: StepText, plan: StepPlan, step: Step, compiled: StepText) -> StepText:
+    """A personalised variant that dropped a required fact is refused: the step is shown from
+    its source, with the reason (kept with the step's text in the session)."""
+    from tutor.engine.fact_survival import dropped, personalised, rejection
+
+    missing = dropped(plan, step.section, made["content"]) if personalised(plan) else []
+    if not missing:
+        return made
+    reason = rejection(missing)
+    first, rest = compiled["content"].split("\n", 1)
+    return {**compiled, "content": f"{first}\n[{reason}]\n{rest}", "refused": reason}
 
 
 def prepare_step(ctx: LessonContext, step: Step, n: int) -> tuple[StepText, Emit | Block]:

@@ -24,9 +24,9 @@ from tutor.engine.projection import (
     Evidence,
     project,
 )
-from tutor.engine.section_blocks import arrange, chunks
+from tutor.engine.section_blocks import arrange, chunks, essentials
 from tutor.engine.step_plan import StepPlan, draft_key, plan_step
-from tutor.engine.steps import teaching_sections
+from tutor.engine.steps import key_sentences, teaching_sections
 from tutor.engine.turns import ERROR_TYPES
 
 COURSE = load_curriculum(builtin_course_path())
@@ -227,3 +227,21 @@ def test_the_contracts_numbers_are_the_codes():
     assert projection.RECENT_MISTAKES == 10 and "the 10 newest mistakes" in contract
     assert projection.SIGNAL_MIN == 2 and "seen at least twice" in contract
     assert f"`{PROJECTION_VERSION}`" in contract
+
+
+@pytest.mark.parametrize("order", [("prose",), ("code", "prose"), ("worked_example", "prose")])
+def test_density_one_keeps_every_required_fact_and_every_asked_for_block(order):
+    trimmed = 0
+    for _, section in SECTIONS:
+        facts = key_sentences(section.text, 3)
+        text, left = essentials(section.text, facts, order)
+        flat = " ".join(text.split())
+        assert all(f in flat for f in facts), section.title
+        kept = [b.text for c in chunks(text) for b in c.blocks]
+        for c in chunks(section.text):
+            for b in c.blocks:
+                if b.kind != "prose" and b.kind in order:
+                    assert b.text in kept
+        assert len([b for c in chunks(section.text) for b in c.blocks]) - len(kept) == left
+        trimmed += left > 0
+    assert trimmed  # density 1 is not the whole section everywhere

@@ -127,3 +127,34 @@ def test_the_drafter_is_sent_the_plan_and_no_profile_fields(tmp_path, monkeypatc
         sent = json.dumps(d)
         assert not re.search(r'"(band|calibrating|error_signal|capabilities)"', sent)
     assert any(d["plan"]["representations"][0] == "code" for d in drafts)
+
+
+def test_density_one_shows_the_essentials_and_a_change_reaches_only_steps_not_yet_shown(tmp_path):
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "settings.toml").write_text("[learner]\ndensity = 1\n")
+    first = Learner(tmp_path, "continue", "--plain", "--offline")
+    drive_until(first, r"Step 2/\d+", wrong=False)
+    two = step_screen(first.transcript, 2)
+    assert "[density 1: the essentials — " in two
+    # every required fact is there; a paragraph past each subsection's first is not
+    assert "Order matters:" in two and "are different vectors." in two
+    assert "cannot be normalised" not in two
+    first.kill()
+
+    (tmp_path / "settings.toml").write_text("[learner]\ndensity = 3\n")  # after step 2 was shown
+    again = Learner(tmp_path, "continue", "--plain", "--offline")
+    screen = again.read_prompt()
+    assert flat(screen[screen.index("Step 2/") :]).startswith(two[: len(two) - 1][:400])
+    assert "[density 1: the essentials" in flat(screen)  # the step shown keeps its plan
+    drive_until(again, r"Step 3/\d+", wrong=False)
+    three = step_screen(again.transcript, 3)
+    assert "[density 1" not in three  # the next step follows the new density: all of it
+    again.finish()
+    with Store(tmp_path / "tutor.db") as store:
+        plans = [
+            e["payload"]["value"]
+            for row in store.rows("SELECT id FROM sessions")
+            for e in store.events(row["id"])
+            if e["kind"] == "memo" and e["payload"]["key"].startswith("plan:")
+        ]
+    assert [p["support"]["density"] for p in plans[:3]] == [1, 1, 3]

@@ -132,3 +132,44 @@ def arrange(text: str, order: tuple[Presentation, ...]) -> str:
             lines.append(c.heading)
         lines += [b.text for b in sorted(c.blocks, key=rank)]
     return "\n\n".join(lines)
+
+
+def essentials(text: str, facts: list[str], order: tuple[Presentation, ...]) -> tuple[str, int]:
+    """The section at density 1, and how many of its blocks were left out: each subsection's
+    first paragraph, the blocks holding its key sentences (the step's required facts), the
+    blocks of the representations asked for, a block a kept paragraph introduces (it ends in
+    a colon), the asked-for example subsections whole, and the headings over them. The whole
+    text when a fact is found in no single block (nothing required is ever dropped)."""
+    parts = chunks(text)
+    every = [b for c in parts for b in c.blocks]
+    if not all(any(_holds(b, f) for b in every) for f in facts):
+        return text, 0
+    lines: list[str] = []
+    kept = 0
+    for c in parts:
+        whole = "worked_example" in order and bool(EXAMPLE_TITLE.search(c.heading))
+        chosen = _essential_blocks(c, facts, order, whole)
+        if chosen and c.heading:
+            lines.append(c.heading)
+        lines += [b.text for b in chosen]
+        kept += len(chosen)
+    return "\n\n".join(lines), len(every) - kept
+
+
+def _holds(b: Block, fact: str) -> bool:
+    return fact in " ".join(b.text.split())
+
+
+def _essential_blocks(
+    c: Chunk, facts: list[str], order: tuple[Presentation, ...], whole: bool
+) -> list[Block]:
+    if whole:
+        return list(c.blocks)
+    lead = next((b for b in c.blocks if b.kind == "prose"), None)
+    chosen: list[Block] = []
+    for b in c.blocks:
+        introduced = bool(chosen) and chosen[-1].text.rstrip().endswith(":")
+        asked = b.kind != "prose" and b.kind in order
+        if b is lead or asked or introduced or any(_holds(b, f) for f in facts):
+            chosen.append(b)
+    return chosen

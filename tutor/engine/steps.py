@@ -111,19 +111,28 @@ def compile_step(ctx: LessonContext, step: Step, plan: StepPlan | None = None) -
     section = step.section
     parts = [f"[source: {where(ctx, step)} §{section.title}]"]
     body = section.text.strip()
+    brief = plan is not None and plan.support.density == 1
+    if plan is not None and brief:
+        from tutor.engine.section_blocks import essentials
+        from tutor.engine.step_plan import FACTS_PER_STEP
+
+        facts = key_sentences(section.text, FACTS_PER_STEP)
+        body, left = essentials(body, facts, plan.representations)
+        if left:
+            parts.append(f"[density 1: the essentials — {left} more parts at density 2 or 3]")
     if plan is not None and plan.representations != ("prose",):
         from tutor.engine.section_blocks import arrange
 
         asked = any(f"declared:{r}" in plan.rationale for r in plan.representations)
         why = "as you asked" if asked else "from your record"
         parts.append(f"[shown: {', '.join(plan.representations)} — {why}]")
-        body = arrange(section.text, plan.representations)
+        body = arrange(body, plan.representations)
     if plan is not None and plan.fallback_reason:
         parts.append(f"[not as asked: {plan.fallback_reason}]")
     parts += ["", body]
     excerpt = [section.text]
     sources = [ctx.primary if step.lesson is ctx.lesson else str(step.lesson.doc_path)]
-    ext = external_for(ctx.digest, section)
+    ext = None if brief else external_for(ctx.digest, section)
     if ext:
         parts += ["", f"[external: {ext.get('title') or ext['url']}]", ext["excerpt"]]
         excerpt.append(ext["excerpt"])

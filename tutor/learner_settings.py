@@ -22,6 +22,7 @@ class LearnerSettings(BaseModel):
         default=[], description="representations to include in each step, first asked first"
     )
     density: int = Field(default=2, ge=1, le=3, description="1 sparse, 3 dense")
+    theme: Literal["dark", "light"] = Field(default="dark", description="the app's colours")
     screen_reader: bool = False
     no_colour: bool = False
     reduced_motion: bool = False
@@ -69,7 +70,12 @@ def toml_table(settings: LearnerSettings) -> str:
         for name in ("screen_reader", "no_colour", "reduced_motion")
     )
     return "\n".join(
-        [f"[{LEARNER_SECTION}]", f"presentations = [{listed}]", f"density = {settings.density}"]
+        [
+            f"[{LEARNER_SECTION}]",
+            f"presentations = [{listed}]",
+            f"density = {settings.density}",
+            f'theme = "{settings.theme}"',
+        ]
         + list(flags)
     )
 

@@ -38,7 +38,21 @@ class TutorApp(App[int]):
         take_over: bool = False,
         store=None,
     ) -> None:
-        super().__init__()
+        import os
+
+        from tutor.app.look import learner_look
+
+        look = learner_look()
+        asked = look.no_colour and "NO_COLOR" not in os.environ
+        if asked:  # Textual's own monochrome, which it sets from this variable as it starts
+            os.environ["NO_COLOR"] = "1"
+        try:
+            super().__init__()
+        finally:
+            if asked:
+                del os.environ["NO_COLOR"]
+        self.theme = look.theme
+        self.look_problem = look.problem
         self.mode = mode
         self.curriculum_override = curriculum
         self.lesson_ref = lesson
@@ -103,6 +117,8 @@ class TutorApp(App[int]):
         from tutor.app.home import HomeScreen
 
         self.push_screen(HomeScreen())
+        if self.look_problem:
+            self.notify(self.look_problem, title="Settings", severity="warning")
         if self.mode == "review":
             self.start_review()
         elif self.lesson_ref:

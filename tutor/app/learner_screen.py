@@ -1,5 +1,6 @@
-"""The learner's settings (`[learner]` in settings.toml): presentations to include, density and
-how the tutor is operated. Saved at once; they shape steps not yet shown."""
+"""The learner's settings (`[learner]` in settings.toml): presentations to include, density, the
+app's theme and how the tutor is operated. Saved at once; they shape steps not yet shown, and the
+theme shows at once (no colour, from the next start)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,10 @@ class LearnerScreen(ModalScreen[None]):
     BINDINGS = [
         *(Binding(str(n), f"present({n - 1})", show=False) for n in range(1, 6)),
         Binding("d", "density", "density", show=False),
+        Binding("t", "theme", "theme", show=False),
         *(Binding(key, f"flag('{name}')", show=False) for key, name in FLAGS),
         Binding("enter,w", "save", "save", show=True),
-        Binding("escape,q", "dismiss", "close", show=True),
+        Binding("escape,q", "close", "close", show=True),
     ]
 
     def __init__(self) -> None:
@@ -29,19 +31,21 @@ class LearnerScreen(ModalScreen[None]):
         from tutor.learner_settings import load_learner
 
         self.settings = load_learner()
+        self.theme_before = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help"):
             yield Static(safe("Your settings · how steps are shown", "bold"), classes="title")
             yield Static(id="learner-state")
             yield Static(
-                "1-5 include a presentation · d density · s screen reader · n no colour · "
-                "m reduced motion · enter save · esc close\nThey change how steps not yet shown "
-                "are presented, never what they teach.",
+                "1-5 include a presentation · d density · t theme · s screen reader · "
+                "n no colour · m reduced motion · enter save · esc close\nThey change how steps "
+                "not yet shown are presented, never what they teach.",
                 classes="muted",
             )
 
     def on_mount(self) -> None:
+        self.theme_before = self.app.theme
         self._show()
 
     def _show(self) -> None:
@@ -51,6 +55,7 @@ class LearnerScreen(ModalScreen[None]):
             for n, p in enumerate(PRESENTATIONS, 1)
         ]
         lines.append(f"d  density {s.density} of 3")
+        lines.append(f"t  theme {s.theme}")
         lines += [f"{key}  [{'x' if getattr(s, name) else ' '}] {name}" for key, name in FLAGS]
         self.query_one("#learner-state", Static).update(safe("\n".join(lines)))
 
@@ -65,6 +70,15 @@ class LearnerScreen(ModalScreen[None]):
         self.settings = self.settings.model_copy(update={"density": self.settings.density % 3 + 1})
         self._show()
 
+    def action_theme(self) -> None:
+        from tutor.app.look import THEMES
+
+        names = list(THEMES)
+        chosen = names[(names.index(self.settings.theme) + 1) % len(names)]
+        self.settings = self.settings.model_copy(update={"theme": chosen})
+        self.app.theme = THEMES[chosen]  # seen at once; escape puts the old one back
+        self._show()
+
     def action_flag(self, name: str) -> None:
         self.settings = self.settings.model_copy(update={name: not getattr(self.settings, name)})
         self._show()
@@ -74,4 +88,8 @@ class LearnerScreen(ModalScreen[None]):
 
         save_learner(self.settings)
         self.notify("Saved: steps not yet shown follow them.", title="Settings")
+        self.dismiss()
+
+    def action_close(self) -> None:
+        self.app.theme = self.theme_before
         self.dismiss()

@@ -283,3 +283,27 @@ def test_p_at_the_confidence_prompt_pauses_with_the_typed_answer_kept(tmp_path):
     again = Learner(tmp_path, "continue", "--plain", "--offline")
     assert f"Your answer, saved before the pause: {words}" in again.read_prompt()
     again.finish()
+
+
+def test_a_diagram_block_is_labelled_as_a_diagram_in_the_line_dialogue(tmp_path):
+    from packet_course import write_packet_course
+
+    course = write_packet_course(tmp_path / "course")
+    learner = Learner(
+        tmp_path / "home",
+        "continue",
+        "--plain",
+        "--offline",
+        "--curriculum",
+        str(course),
+        "--lesson",
+        "P1 L02",
+    )
+    drive_until(learner, r"Step \d+/\d+ · The Concept", wrong=False)
+    learner.kill()
+    shown = learner.transcript[learner.transcript.rindex("· The Concept") :]
+    lines = [line.strip() for line in shown.splitlines()]
+    at = lines.index("[diagram (mermaid), shown as its source:]")
+    assert "graph LR; sample --> mean" in lines[at:]
+    assert lines.index("[end of diagram]") > lines.index("graph LR; sample --> mean") > at
+    assert "```" not in shown and "mermaid\n" not in shown

@@ -24,19 +24,38 @@ class Paused(Exception):
 
 def render_markdown(text: str, width: int) -> str:
     """Markdown as plain text for a terminal: wrapped at words, code blocks kept with their
-    indentation, headings marked `##`, no colour or escape codes (Rich, without a terminal)."""
+    indentation, headings marked `##`, a diagram block (```mermaid and the like) labelled as a
+    diagram shown as its source, no colour or escape codes (Rich, without a terminal)."""
     import io
 
     from rich.console import Console
-    from rich.markdown import Heading, Markdown
+    from rich.markdown import CodeBlock, Heading, Markdown
     from rich.text import Text
+
+    from tutor.engine.section_blocks import DIAGRAM_LANGS
 
     class _Heading(Heading):
         def __rich_console__(self, console, options):
             yield Text("#" * int(self.tag[1:]) + " ") + self.text
 
+    class _CodeBlock(CodeBlock):
+        def __rich_console__(self, console, options):
+            kind = self.lexer_name.lower()
+            if kind not in DIAGRAM_LANGS:
+                yield from super().__rich_console__(console, options)
+                return
+            self.lexer_name = "text"
+            yield Text(f"[diagram ({kind}), shown as its source:]")
+            yield from super().__rich_console__(console, options)
+            yield Text("[end of diagram]")
+
     class _Markdown(Markdown):
-        elements = {**Markdown.elements, "heading_open": _Heading}
+        elements = {
+            **Markdown.elements,
+            "heading_open": _Heading,
+            "fence": _CodeBlock,
+            "code_block": _CodeBlock,
+        }
 
     buf = io.StringIO()
     console = Console(

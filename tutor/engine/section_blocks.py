@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from tutor.engine.projection import Presentation
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
-_DIAGRAM_LANGS = {"mermaid", "dot", "graphviz", "ascii", "diagram", "plantuml"}
+DIAGRAM_LANGS = {"mermaid", "dot", "graphviz", "ascii", "diagram", "plantuml"}
 EXAMPLE_TITLE = re.compile(r"\bexample|\bworked\b|\bbuild it\b|\bin practice\b", re.I)
 
 
@@ -54,7 +54,7 @@ def blocks(text: str) -> list[Block]:
             j = i + 1
             while j < len(lines) and not _FENCE.match(lines[j]):
                 j += 1
-            kind = "diagram" if lang in _DIAGRAM_LANGS else "code"
+            kind = "diagram" if lang in DIAGRAM_LANGS else "code"
             out.append(Block(kind, "\n".join(lines[i : j + 1])))
             i = j + 1
             continue

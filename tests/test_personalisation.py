@@ -165,11 +165,14 @@ def test_code_first_reorders_the_sections_own_blocks_and_declines_where_there_is
     assert "has no worked example" in (plan.fallback_reason or "")
     shown = arrange(concept.text, plan.representations)
     for part in chunks(concept.text):
-        kinds = [b.kind for b in part.blocks]
-        if "code" in kinds and "prose" in kinds:
-            first_code = shown.index(next(b.text for b in part.blocks if b.kind == "code"))
-            first_prose = shown.index(next(b.text for b in part.blocks if b.kind == "prose"))
-            assert first_code < first_prose, part.heading
+        codes = [b for b in part.blocks if b.kind == "code"]
+        # prose that introduces no block (it does not end in a colon) comes after the code
+        told = [b for b in part.blocks if b.kind == "prose" and not b.text.endswith(":")]
+        if codes and told:
+            assert shown.index(codes[0].text) < shown.index(told[0].text), part.heading
+        for intro, block in zip(part.blocks, part.blocks[1:], strict=False):
+            if intro.kind == "prose" and intro.text.endswith(":"):  # stays just before it
+                assert f"{intro.text}\n\n{block.text}" in shown, intro.text
     # nothing invented: the same blocks, only their order changed
     assert sorted(b.text for c in chunks(shown) for b in c.blocks) == sorted(
         b.text for c in chunks(concept.text) for b in c.blocks

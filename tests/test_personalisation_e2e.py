@@ -43,11 +43,13 @@ def test_declared_code_and_worked_example_reshape_a_step_and_survive_a_restart(t
     # the first step has neither: shown as its prose, with the reason
     assert "[not as asked: §The Problem has no code; §The Problem has no worked example" in one
     assert "[shown:" not in one
-    # the second step has code: the lesson's code comes before its prose, within each part
+    # the second step has code: the lesson's code comes before its prose, within each part,
+    # each block just after the sentence that introduces it
     assert "[shown: code, prose — as you asked]" in two
     assert "§The Concept has no worked example" in two
     adding = two[two.index("### Adding and scaling") :]
-    assert adding.index("(1, 2, 3) + (10, 20, 30)") < adding.index("Two vectors of the same")
+    intro = adding.index("Two vectors of the same")
+    assert intro < adding.index("(1, 2, 3) + (10, 20, 30)") < adding.index("Scaling by a positive")
     first.kill()
 
     declare(tmp_path, "table")  # a change after step 2 was shown

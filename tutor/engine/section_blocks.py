@@ -116,30 +116,47 @@ def produce(
 def arrange(text: str, order: tuple[Presentation, ...]) -> str:
     """The section's own blocks re-ordered: worked-example subsections first when asked for,
     and within each subsection the asked-for kinds before its prose (a stable sort, so the
-    source's order holds among equals)."""
+    source's order holds among equals), a paragraph that introduces a block (it ends in a
+    colon) staying just before it."""
     parts = chunks(text)
     if "worked_example" in order:
         first = [c for c in parts if EXAMPLE_TITLE.search(c.heading)]
         parts = first + [c for c in parts if c not in first]
     kinds: list[str] = [r for r in order if r in ("code", "table", "diagram")]
 
-    def rank(b: Block) -> int:
-        return kinds.index(b.kind) if b.kind in kinds else len(kinds)
+    def rank(unit: tuple[Block, ...]) -> int:
+        return min(kinds.index(b.kind) if b.kind in kinds else len(kinds) for b in unit)
 
     lines: list[str] = []
     for c in parts:
         if c.heading:
             lines.append(c.heading)
-        lines += [b.text for b in sorted(c.blocks, key=rank)]
+        lines += [b.text for unit in sorted(units(c.blocks), key=rank) for b in unit]
     return "\n\n".join(lines)
+
+
+def units(blocks: tuple[Block, ...]) -> list[tuple[Block, ...]]:
+    """The blocks, a paragraph ending in a colon joined with the block it introduces."""
+    out: list[tuple[Block, ...]] = []
+    i = 0
+    while i < len(blocks):
+        b = blocks[i]
+        if b.kind == "prose" and b.text.rstrip().endswith(":") and i + 1 < len(blocks):
+            out.append((b, blocks[i + 1]))
+            i += 2
+        else:
+            out.append((b,))
+            i += 1
+    return out
 
 
 def essentials(text: str, facts: list[str], order: tuple[Presentation, ...]) -> tuple[str, int]:
     """The section at density 1, and how many of its blocks were left out: each subsection's
     first paragraph, the blocks holding its key sentences (the step's required facts), the
-    blocks of the representations asked for, a block a kept paragraph introduces (it ends in
-    a colon), the asked-for example subsections whole, and the headings over them. The whole
-    text when a fact is found in no single block (nothing required is ever dropped)."""
+    blocks of the representations asked for, each with the paragraph introducing it or the
+    block it introduces (a paragraph ending in a colon), the asked-for example subsections
+    whole, and the headings over them. The whole text when a fact is found in no single block
+    (nothing required is ever dropped)."""
     parts = chunks(text)
     every = [b for c in parts for b in c.blocks]
     if not all(any(_holds(b, f) for b in every) for f in facts):
@@ -148,7 +165,7 @@ def essentials(text: str, facts: list[str], order: tuple[Presentation, ...]) -> 
     kept = 0
     for c in parts:
         whole = "worked_example" in order and bool(EXAMPLE_TITLE.search(c.heading))
-        chosen = _essential_blocks(c, facts, order, whole)
+        chosen = list(c.blocks) if whole else _essential_blocks(c, facts, order)
         if chosen and c.heading:
             lines.append(c.heading)
         lines += [b.text for b in chosen]
@@ -160,16 +177,11 @@ def _holds(b: Block, fact: str) -> bool:
     return fact in " ".join(b.text.split())
 
 
-def _essential_blocks(
-    c: Chunk, facts: list[str], order: tuple[Presentation, ...], whole: bool
-) -> list[Block]:
-    if whole:
-        return list(c.blocks)
+def _essential_blocks(c: Chunk, facts: list[str], order: tuple[Presentation, ...]) -> list[Block]:
     lead = next((b for b in c.blocks if b.kind == "prose"), None)
-    chosen: list[Block] = []
-    for b in c.blocks:
-        introduced = bool(chosen) and chosen[-1].text.rstrip().endswith(":")
+
+    def wanted(b: Block) -> bool:
         asked = b.kind != "prose" and b.kind in order
-        if b is lead or asked or introduced or any(_holds(b, f) for f in facts):
-            chosen.append(b)
-    return chosen
+        return b is lead or asked or any(_holds(b, f) for f in facts)
+
+    return [b for unit in units(c.blocks) if any(wanted(b) for b in unit) for b in unit]

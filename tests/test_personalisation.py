@@ -173,6 +173,8 @@ def test_code_first_reorders_the_sections_own_blocks_and_declines_where_there_is
         for intro, block in zip(part.blocks, part.blocks[1:], strict=False):
             if intro.kind == "prose" and intro.text.endswith(":"):  # stays just before it
                 assert f"{intro.text}\n\n{block.text}" in shown, intro.text
+    examples = by_title["Worked Examples"]
+    assert arrange(examples.text, ("code", "prose")) == arrange(examples.text, ("prose",))
     # nothing invented: the same blocks, only their order changed
     assert sorted(b.text for c in chunks(shown) for b in c.blocks) == sorted(
         b.text for c in chunks(concept.text) for b in c.blocks

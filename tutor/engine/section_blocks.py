@@ -115,9 +115,9 @@ def produce(
 
 def arrange(text: str, order: tuple[Presentation, ...]) -> str:
     """The section's own blocks re-ordered: worked-example subsections first when asked for,
-    and within each subsection the asked-for kinds before its prose (a stable sort, so the
-    source's order holds among equals), a paragraph that introduces a block (it ends in a
-    colon) staying just before it."""
+    and within each subsection but a worked example the asked-for kinds before its prose (a
+    stable sort, so the source's order holds among equals), a paragraph that introduces a block
+    (it ends in a colon) staying just before it."""
     parts = chunks(text)
     if "worked_example" in order:
         first = [c for c in parts if EXAMPLE_TITLE.search(c.heading)]
@@ -131,7 +131,9 @@ def arrange(text: str, order: tuple[Presentation, ...]) -> str:
     for c in parts:
         if c.heading:
             lines.append(c.heading)
-        lines += [b.text for unit in sorted(units(c.blocks), key=rank) for b in unit]
+        worked = bool(EXAMPLE_TITLE.search(c.heading))  # its order is the working's order
+        ordered = units(c.blocks) if worked else sorted(units(c.blocks), key=rank)
+        lines += [b.text for unit in ordered for b in unit]
     return "\n\n".join(lines)
 
 

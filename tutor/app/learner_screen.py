@@ -13,6 +13,11 @@ from textual.widgets import Static
 from tutor.app.text import safe
 from tutor.engine.projection import PRESENTATIONS
 
+DENSITY = {
+    1: "the essentials",
+    2: "the whole section",
+    3: "all of it, drafts in full",
+}
 FLAGS = (("s", "screen_reader"), ("n", "no_colour"), ("m", "reduced_motion"))
 
 
@@ -54,7 +59,7 @@ class LearnerScreen(ModalScreen[None]):
             f"{n}  [{'x' if p in s.presentations else ' '}] {p}"
             for n, p in enumerate(PRESENTATIONS, 1)
         ]
-        lines.append(f"d  density {s.density} of 3")
+        lines.append(f"d  density {s.density} of 3 · {DENSITY[s.density]}")
         lines.append(f"t  theme {s.theme}")
         lines += [f"{key}  [{'x' if getattr(s, name) else ' '}] {name}" for key, name in FLAGS]
         self.query_one("#learner-state", Static).update(safe("\n".join(lines)))

@@ -170,9 +170,14 @@ def test_code_first_reorders_the_sections_own_blocks_and_declines_where_there_is
         told = [b for b in part.blocks if b.kind == "prose" and not b.text.endswith(":")]
         if codes and told:
             assert shown.index(codes[0].text) < shown.index(told[0].text), part.heading
-        for intro, block in zip(part.blocks, part.blocks[1:], strict=False):
-            if intro.kind == "prose" and intro.text.endswith(":"):  # stays just before it
-                assert f"{intro.text}\n\n{block.text}" in shown, intro.text
+    for order in (plan.representations, ("table", "code", "prose")):
+        shown_as = arrange(concept.text, order)
+        for part in chunks(concept.text):
+            for one, two in zip(part.blocks, part.blocks[1:], strict=False):
+                # a paragraph introducing a block stays just before it; one that continues
+                # the block before it ("where theta is...") just after it
+                if one.text.endswith(":") or two.text[:1].islower():
+                    assert f"{one.text}\n\n{two.text}" in shown_as, (order, two.text)
     examples = by_title["Worked Examples"]
     assert arrange(examples.text, ("code", "prose")) == arrange(examples.text, ("prose",))
     # nothing invented: the same blocks, only their order changed

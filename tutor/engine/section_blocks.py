@@ -138,18 +138,22 @@ def arrange(text: str, order: tuple[Presentation, ...]) -> str:
 
 
 def units(blocks: tuple[Block, ...]) -> list[tuple[Block, ...]]:
-    """The blocks, a paragraph ending in a colon joined with the block it introduces."""
-    out: list[tuple[Block, ...]] = []
-    i = 0
-    while i < len(blocks):
-        b = blocks[i]
-        if b.kind == "prose" and b.text.rstrip().endswith(":") and i + 1 < len(blocks):
-            out.append((b, blocks[i + 1]))
-            i += 2
+    """The blocks in runs that read as one: a paragraph ending in a colon with the block it
+    introduces, a paragraph beginning in lower case ("where theta is...") with the run before
+    it."""
+    out: list[list[Block]] = []
+    for b in blocks:
+        introduced = bool(out) and out[-1][-1].kind == "prose" and _introduces(out[-1][-1])
+        continues = b.kind == "prose" and b.text[:1].islower()
+        if out and (introduced or continues):
+            out[-1].append(b)
         else:
-            out.append((b,))
-            i += 1
-    return out
+            out.append([b])
+    return [tuple(run) for run in out]
+
+
+def _introduces(b: Block) -> bool:
+    return b.text.rstrip().endswith(":")
 
 
 def essentials(text: str, facts: list[str], order: tuple[Presentation, ...]) -> tuple[str, int]:

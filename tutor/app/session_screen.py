@@ -44,6 +44,7 @@ _KEYS = "1234abcd0xyn"  # and s, h
 IN_YOUR_WORDS = "In your own words (x alone: I don't know). ctrl+s submits."
 ATTRIBUTION_HINT = "optional words first (tab here): enter sends them with the kind marked"
 CLAIM_HINT = "I already know … (enter notes it; the probe still checks · escape: back)"
+UNVERIFIED_QUESTION = "◦ UNVERIFIED: only the program's own checks ran; no verifier confirmed it"
 
 
 def _key_bindings() -> list[Binding]:
@@ -368,7 +369,7 @@ class SessionScreen(ReportingScreen):
         if prompt.unverified and prompt.stage != "teach":
             # questions and grades the checks could not verify (offline: the semantic quiz
             # rules; a question a model wrote): one quiet badge, not an alarm
-            widgets.append(Static(safe("◦ UNVERIFIED: could not be verified"), classes="muted"))
+            widgets.append(Static(UNVERIFIED_QUESTION, classes="muted"))
         elif prompt.unverified:
             widgets.append(
                 Static(

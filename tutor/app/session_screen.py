@@ -56,8 +56,9 @@ def _key_bindings() -> list[Binding]:
         "n": "no idea",
         "y": "yes",
     }
+    no = Binding("n", "answer_no", "no")  # the same key as "no idea", shown on yes/no screens
     display = {"1": "1-4/a-d", "x": "0/x"}
-    return [
+    return [no] + [
         Binding(k, f"key('{k}')", shown.get(k, k), show=k in shown, key_display=display.get(k))
         for k in _KEYS + "sh"
     ]
@@ -482,14 +483,16 @@ class SessionScreen(ReportingScreen):
             return p.kind == "text"
         if action == "key":  # the footer shows the keys that mean something here
             key = str(parameters[0])
-            if key in "sh" or (key == "n" and self.pending is not None):
+            if key in "shn":
                 return self.pending is not None
             if key == "1":
                 return p.kind in ("choice", "error_type")
             if key == "x":
                 return p.kind == "choice"
-            if key in "yn":
+            if key == "y":
                 return p.kind == "yes_no"
+        if action == "answer_no":
+            return p.kind == "yes_no" and self.pending is None
         return True
 
     def _act(self, action: Action) -> None:
@@ -590,6 +593,9 @@ class SessionScreen(ReportingScreen):
     def action_skip(self) -> None:
         if self.prompt is not None and self.prompt.kind == "read" and self.prompt.stage == "teach":
             self._act(Action(kind="skip"))
+
+    def action_answer_no(self) -> None:
+        self.action_key("n")
 
     def action_key(self, key: str) -> None:
         p = self.prompt

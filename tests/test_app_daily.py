@@ -202,3 +202,37 @@ async def test_pasted_escape_sequences_do_not_reorder_the_answer(home):
         screen.post_message(events.Paste(" six\x1b[2J"))
         await pilot.pause()
         assert box.text == "one two three four five six"
+
+
+def key_point(p: Prompt) -> bool:
+    return p.kind == "yes_no"
+
+
+async def test_a_yes_no_screen_shows_n_as_no_and_n_answers_no(home, monkeypatch):
+    """On "did your answer make this point?" the footer says `n no` (not the confidence tag's
+    "no idea"), and `n` records the point as not made."""
+    import app_driver
+
+    # near enough to a key point that the program leaves the call to the learner
+    near = "it multiplies matching entries and adds them, one number large when they point alike"
+    monkeypatch.setattr(app_driver, "TEXT_ANSWER", near)
+    seed_lesson(home, key_point, wrong=False)
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _lesson(pilot)
+        assert screen.prompt.kind == "yes_no"
+        shown = {b.binding.key: b.binding.description for b in screen.active_bindings.values()}
+        enabled = {b.binding.description for b in screen.active_bindings.values() if b.enabled}
+        footer = _screen_text(app).splitlines()[-1]
+        assert "no idea" not in footer and "n no" in footer, footer
+        assert shown["n"] == "no" and "no idea" not in enabled
+        asked = screen.prompt.content
+        await pilot.press("n")
+        await settle(pilot, screen)
+        assert screen.prompt.content != asked
+    with Store(home / "tutor.db") as store:
+        latest = store.latest_session()
+        assert latest is not None
+        payloads = [e["payload"] for e in store.events(latest["id"])]
+    said = [a for a in payloads if isinstance(a, dict) and a.get("kind") == "yes_no"]
+    assert said and said[-1]["value"] == "n", payloads[-3:]

@@ -109,11 +109,8 @@ class HomeScreen(ReportingScreen):
 
     def show(self, s: HomeSummary) -> None:
         notice = getattr(self.app, "model_notice", None)
-        head = Text.assemble(
-            safe(s.curriculum, "bold"),
-            "  ·  ",
-            safe(notice or ("offline" if getattr(self.app, "offline", False) else "")),
-        )
+        state = notice or ("offline" if getattr(self.app, "offline", False) else "")
+        head = Text.assemble(safe(s.curriculum, "bold"), *(("  ·  ", safe(state)) if state else ()))
         self.query_one("#home-header", Static).update(head)
         self.query_one("#home-position", Static).update(safe(s.position))
         counts = s.counts

@@ -44,6 +44,7 @@ _KEYS = "1234abcd0xyn"  # and s, h
 IN_YOUR_WORDS = "In your own words (x alone: I don't know). ctrl+s submits."
 ATTRIBUTION_HINT = "optional words first (tab here): enter sends them with the kind marked"
 CLAIM_HINT = "I already know … (enter notes it; the probe still checks · escape: back)"
+UNVERIFIED_QUESTION = "◦ UNVERIFIED: only the program's own checks ran; no verifier confirmed it"
 
 
 def _key_bindings() -> list[Binding]:
@@ -55,8 +56,9 @@ def _key_bindings() -> list[Binding]:
         "n": "no idea",
         "y": "yes",
     }
+    no = Binding("n", "answer_no", "no")  # the same key as "no idea", shown on yes/no screens
     display = {"1": "1-4/a-d", "x": "0/x"}
-    return [
+    return [no] + [
         Binding(k, f"key('{k}')", shown.get(k, k), show=k in shown, key_display=display.get(k))
         for k in _KEYS + "sh"
     ]
@@ -368,7 +370,7 @@ class SessionScreen(ReportingScreen):
         if prompt.unverified and prompt.stage != "teach":
             # questions and grades the checks could not verify (offline: the semantic quiz
             # rules; a question a model wrote): one quiet badge, not an alarm
-            widgets.append(Static(safe("◦ UNVERIFIED: could not be verified"), classes="muted"))
+            widgets.append(Static(UNVERIFIED_QUESTION, classes="muted"))
         elif prompt.unverified:
             widgets.append(
                 Static(
@@ -481,14 +483,16 @@ class SessionScreen(ReportingScreen):
             return p.kind == "text"
         if action == "key":  # the footer shows the keys that mean something here
             key = str(parameters[0])
-            if key in "sh" or (key == "n" and self.pending is not None):
+            if key in "shn":
                 return self.pending is not None
             if key == "1":
                 return p.kind in ("choice", "error_type")
             if key == "x":
                 return p.kind == "choice"
-            if key in "yn":
+            if key == "y":
                 return p.kind == "yes_no"
+        if action == "answer_no":
+            return p.kind == "yes_no" and self.pending is None
         return True
 
     def _act(self, action: Action) -> None:
@@ -589,6 +593,9 @@ class SessionScreen(ReportingScreen):
     def action_skip(self) -> None:
         if self.prompt is not None and self.prompt.kind == "read" and self.prompt.stage == "teach":
             self._act(Action(kind="skip"))
+
+    def action_answer_no(self) -> None:
+        self.action_key("n")
 
     def action_key(self, key: str) -> None:
         p = self.prompt

@@ -25,8 +25,9 @@ def home(tmp_path, monkeypatch, isolated_model_env):
 
 
 async def _open(pilot) -> None:
+    """From the home screen by its key, as a learner opens it (also in the palette)."""
     await pilot.pause()
-    pilot.app.show_learner_settings()
+    await pilot.press("p")
     await pilot.pause()
     assert isinstance(pilot.app.screen, LearnerScreen)
 

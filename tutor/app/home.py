@@ -29,6 +29,7 @@ CHOICES = [
     ("continue", "Continue the lesson", "enter"),
     ("review", "Review what is due", "r"),
     ("status", "Refresh status and records", "s"),
+    ("settings", "Settings: how steps are shown", "p"),
     ("quit", "Quit", "q"),
 ]
 
@@ -55,6 +56,7 @@ class HomeScreen(ReportingScreen):
         Binding("enter", "choose('continue')", "continue"),
         Binding("r", "choose('review')", "review"),
         Binding("s", "choose('status')", "status"),
+        Binding("p", "choose('settings')", "settings"),
         Binding("question_mark", "help", "help"),
         Binding("q", "choose('quit')", "quit"),
     ]
@@ -150,6 +152,8 @@ class HomeScreen(ReportingScreen):
             app.start_review()
         elif name == "status":
             self.refresh_summary()
+        elif name == "settings":
+            app.show_learner_settings()
         elif name == "quit":
             app.exit(0)
 
@@ -163,6 +167,7 @@ class HomeScreen(ReportingScreen):
                     ("enter", "continue the lesson (or start the next one)"),
                     ("r", "review what is due"),
                     ("s", "refresh the status"),
+                    ("p", "settings: how steps are shown to you (also in ctrl+p)"),
                     ("ctrl+p", "commands: continue, review, status, views, doctor"),
                     ("q / ctrl+q", "quit"),
                     ("?", "this help"),

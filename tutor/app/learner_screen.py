@@ -57,6 +57,7 @@ class LearnerScreen(ModalScreen[None]):
         s = self.settings
         lines = [
             f"{n}  [{'x' if p in s.presentations else ' '}] {p}"
+            + ("  (the section's text is shown either way)" if p == "prose" else "")
             for n, p in enumerate(PRESENTATIONS, 1)
         ]
         lines.append(f"d  density {s.density} of 3 · {DENSITY[s.density]}")

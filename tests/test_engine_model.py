@@ -301,17 +301,21 @@ def test_a_model_misbehaving_in_every_way_never_breaks_a_lesson(store, corpus_ro
 
 
 def disputing_audit(body: dict) -> Reply:
-    """The quiz audit disputes every bank MCQ and passes the model's rewrite of it."""
+    """The quiz audit disputes every bank MCQ and passes the model's rewrite of it (of each
+    question of a batch)."""
     if skill_of(body) == "GATE:quiz_audit":
-        question = request_payload(body)["data"]["questions_json"][0]
-        if question["type"] == "mcq" and "label" not in json.dumps(question):
-            issue = {
+        issues = [
+            {
                 "id": question["id"],
                 "severity": "high",
                 "problem": "two options are both defensible",
                 "suggested_fix": "sharpen",
             }
-            return Reply.json({"verdict": "ISSUES", "issues": [issue]})  # fmt: skip
+            for question in request_payload(body)["data"]["questions_json"]
+            if question["type"] == "mcq" and "label" not in json.dumps(question)
+        ]
+        if issues:
+            return Reply.json({"verdict": "ISSUES", "issues": issues})
     return rewriting_reply(body)
 
 

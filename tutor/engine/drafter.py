@@ -161,7 +161,6 @@ class Drafter:
                 "position": position,
                 "verdicts": verdicts or {},
                 "untrusted_excerpts": given,
-                "sources": compiled["sources"],
                 **({"plan": plan} if plan is not None else {}),
             },
             StepDraft,

@@ -121,13 +121,15 @@ def _retry_after(headers: Any) -> float | None:
 
 
 def _lean(node: Any) -> Any:
-    """A JSON schema without its `title`s and `default`s: they are sent with every request and
-    say nothing the field names and types do not (a property named `title` is kept)."""
+    """A JSON schema without its `title`s, `default`s and models' descriptions (their
+    docstrings, written for the code's readers): they are sent with every request and say
+    nothing the field names and types do not (a property named `title` is kept)."""
     if isinstance(node, dict):
+        dropped = {"default", "title", *(("description",) if "properties" in node else ())}
         return {
             k: _lean(v)
             for k, v in node.items()
-            if not (k == "default" or (k == "title" and isinstance(v, str)))
+            if not (k in dropped and (k == "default" or isinstance(v, str)))
         }
     if isinstance(node, list):
         return [_lean(v) for v in node]

@@ -202,9 +202,12 @@ FAIR_ITEM = {
 
 def rewriting_reply(body: dict) -> Reply:
     """A model that also rewrites failed bank items and grades free recall."""
-    task = request_payload(body)["data"].get("task")
+    data = request_payload(body)["data"]
+    task = data.get("task")
     if skill_of(body) == "tutor" and task in ("rewrite_item", "isomorphic_item"):
         return Reply.json(FAIR_ITEM)
+    if skill_of(body) == "tutor" and task == "rewrite_items":
+        return Reply.json({"items": [{"id": i["id"], **FAIR_ITEM} for i in data["items"]]})
     if skill_of(body) == "grader" and task == "grade_free_recall":
         return Reply.json({"passed": True, "explanation": "it says what the reference says"})
     return valid_reply(body)
@@ -235,9 +238,10 @@ def test_failed_bank_items_are_rewritten_and_free_recall_is_graded_by_the_model(
         audits = [r for r in srv.chat_requests if skill_of(r.body) == "GATE:quiz_audit"]
         # the item text without its per-call marker
         rewrites = [
-            request_payload(r.body)["data"]["untrusted_item"].split(">>>", 1)[1]
+            item["untrusted_item"].split(">", 1)[1]
             for r in srv.chat_requests
-            if request_payload(r.body)["data"].get("task") == "rewrite_item"
+            if request_payload(r.body)["data"].get("task") == "rewrite_items"
+            for item in request_payload(r.body)["data"]["items"]
         ]
     # no request is sent twice for the same work (a re-probe does not rebuild the pool)
     assert rewrites and len(rewrites) == len(set(rewrites))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -50,9 +51,9 @@ SKILLS = {
 
 
 def unmark(text: str) -> str:
-    if ">>>" not in text:
-        return text
-    return text.split(">>>", 1)[1].rsplit("<<<END:", 1)[0]
+    """The text inside its request's tags (`<marker>…</marker>`), else the text."""
+    inside = re.fullmatch(r"<(\w+)>(.*)</\1>", text, re.DOTALL)
+    return inside.group(2) if inside else text
 
 
 def parts(body: dict) -> tuple[str, str, dict]:
@@ -75,8 +76,11 @@ def drafting(
         skill, task, data = parts(body)
         if skill == "tutor" and task == "teach_step":
             return "json", {"content": draft(data["step"]), "claims": []}
+        unusable = {"question": "Unusable?", "options": ["a"], "correct_index": 0}
         if skill == "tutor" and task in ("rewrite_item", "isomorphic_item"):
-            return "json", {"question": "Unusable?", "options": ["a"], "correct_index": 0}
+            return "json", unusable
+        if skill == "tutor" and task == "rewrite_items":
+            return "json", {"items": [{"id": i["id"], **unusable} for i in data["items"]]}
         if skill == "grader":
             return "json", {"passed": True, "explanation": "it says what the reference says"}
         if skill == "tutor" and task == "revise_step":

@@ -81,10 +81,18 @@ class StepPlan:
 
     def prompt_view(self) -> dict[str, object]:
         """What a drafter is told: the plan without its rationale (which names the learner's
-        buckets), its versions (in the draft's cache key, not for the model) and an empty
-        fallback reason; each required fact by its section and sentence number."""
+        buckets), its versions (in the draft's cache key, not for the model), what the drafter
+        is told beside it or cannot use, and an empty fallback reason; each required fact by its
+        section and sentence number."""
         view = self.as_dict()
-        for key in ("rationale", "policy_version", "projection_version", "catalogue_version"):
+        for key in (
+            "step",  # the drafter's `step`
+            "rationale",
+            "source_functions",
+            "policy_version",
+            "projection_version",
+            "catalogue_version",
+        ):
             del view[key]
         if view["fallback_reason"] is None:
             del view["fallback_reason"]

@@ -136,15 +136,40 @@ def _lean(node: Any) -> Any:
     return node
 
 
+def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with each `$ref` to its `$defs` replaced by the definition (fewer tokens for the
+    small models verdicts are); a recursive schema is left as it is."""
+    defs = schema.get("$defs", {})
+
+    def expand(node: Any, seen: frozenset[str]) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref", "")
+            name = ref.removeprefix("#/$defs/")
+            if ref.startswith("#/$defs/") and name in defs:
+                if name in seen:
+                    raise RecursionError(name)
+                return expand(defs[name], seen | {name})
+            return {k: expand(v, seen) for k, v in node.items() if k != "$defs"}
+        if isinstance(node, list):
+            return [expand(v, seen) for v in node]
+        return node
+
+    try:
+        out: dict[str, Any] = expand(schema, frozenset())
+    except RecursionError:
+        return schema
+    return out
+
+
 @cache
 def _response_schema(schema: type[BaseModel]) -> dict[str, Any]:
     """The strict JSON schema sent as response_format (cached per model class)."""
     try:
         from openai.lib._pydantic import to_strict_json_schema
 
-        return _lean(to_strict_json_schema(schema))
+        return _inlined(_lean(to_strict_json_schema(schema)))
     except Exception:  # the helper is private to the SDK; the plain schema still works
-        return _lean(schema.model_json_schema())
+        return _inlined(_lean(schema.model_json_schema()))
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
@@ -161,7 +186,7 @@ def _json_text(content: str) -> str:
 
 @cache
 def _plain_schema(schema: type[BaseModel]) -> dict[str, Any]:
-    return _lean(schema.model_json_schema())
+    return _inlined(_lean(schema.model_json_schema()))
 
 
 @cache

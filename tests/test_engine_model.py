@@ -243,8 +243,15 @@ def test_failed_bank_items_are_rewritten_and_free_recall_is_graded_by_the_model(
             if request_payload(r.body)["data"].get("task") == "rewrite_items"
             for item in request_payload(r.body)["data"]["items"]
         ]
-    # no request is sent twice for the same work (a re-probe does not rebuild the pool)
+    # no request is sent twice for the same work (a re-probe does not rebuild the pool), and a
+    # pool's failed items are rewritten together, not one request each
     assert rewrites and len(rewrites) == len(set(rewrites))
+    calls = [
+        r
+        for r in srv.chat_requests
+        if request_payload(r.body)["data"].get("task") == "rewrite_items"
+    ]
+    assert len(calls) < len(rewrites)
     assert session.done
     asked = [p for p in seen if p.stage == "probe" and p.item is not None]
     rewritten = [p for p in asked if p.item.note.startswith("rewritten by the model")]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_model_gaps import endpoint, parts  # noqa: F401  (endpoint is a fixture)
+from test_model_gaps import endpoint, parts
 
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.gates import samples
@@ -17,6 +17,7 @@ from tutor.llm.openai_provider import max_requests_per_call
 from tutor.llm.settings import load_settings
 
 pytestmark = pytest.mark.usefixtures("isolated_model_env")
+__all__ = ["endpoint"]  # the fixture: both loopback servers in turn
 
 
 def gatekeeper(store, base_url: str) -> Gatekeeper:
@@ -53,7 +54,7 @@ def prepare(gate: Gatekeeper) -> None:
     )
 
 
-def test_prepared_questions_go_in_one_request_and_each_gets_its_own_verdict(store, endpoint):  # noqa: F811
+def test_prepared_questions_go_in_one_request_and_each_gets_its_own_verdict(store, endpoint):
     """The verifier finds a problem with q2 only: q2 is withheld, q1 and q3 are shown as
     passed by the model, each with a receipt of its own one-question envelope."""
     issue = {"id": "q2", "severity": "high", "problem": "two options are defensible"}
@@ -83,7 +84,7 @@ def test_prepared_questions_go_in_one_request_and_each_gets_its_own_verdict(stor
 def test_a_question_the_batch_reply_does_not_clearly_pass_is_treated_as_if_audited_alone(
     store,
     tmp_path,
-    endpoint,  # noqa: F811
+    endpoint,
     reply,
 ):
     """No question is passed by a batch reply that does not pass it clearly: each question's
@@ -106,7 +107,7 @@ def test_a_question_the_batch_reply_does_not_clearly_pass_is_treated_as_if_audit
     assert len(audits(server.bodies())) == 4  # the batch, then each question alone
 
 
-def test_a_batch_the_model_cannot_answer_is_one_failure_and_offline_verdicts(store, endpoint):  # noqa: F811
+def test_a_batch_the_model_cannot_answer_is_one_failure_and_offline_verdicts(store, endpoint):
     """A reply that never fits the schema: one call (its bounded re-asks), and every question
     of the batch falls back to the offline checks — never a pass."""
     server = endpoint(auditor({"verdict": "MAYBE"}))

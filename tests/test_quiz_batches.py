@@ -4,6 +4,7 @@ loopback endpoints of tests/test_model_gaps.py."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -121,3 +122,25 @@ def test_a_batch_the_model_cannot_answer_is_one_failure_and_offline_verdicts(sto
         assert receipt["payload"]["verifier"] == "offline"
         assert receipt["outcome"] != "PASS"
     assert len(server.bodies()) == sent
+
+
+class CancelledVerifier:
+    """A verifier whose every call is cancelled under it, as what is in flight is when the
+    breaker opens (seen in the app against an always-429 endpoint)."""
+
+    offline = False
+    model = "cancelled"
+
+    async def structured(self, **kwargs: Any) -> Any:
+        raise asyncio.CancelledError
+
+
+def test_a_cancelled_verification_leaves_no_question_waiting_for_it(store):
+    """The batch's cancellation is each question's verifier error: the deterministic verdict,
+    logged, never a pass — and a question asked later finds it instead of waiting for ever."""
+    gate = Gatekeeper(store, samples.DIGEST, CancelledVerifier())
+    prepare(gate)
+    for n in range(3):
+        asked(gate, n)
+        (receipt,) = store.receipts_for(f"m-q{n + 1}")
+        assert receipt["payload"]["verifier"] == "offline" and receipt["outcome"] != "PASS"

@@ -158,12 +158,18 @@ class Gatekeeper:
             self.activity.report(describe(list(todo.values())))
         from tutor.llm.quiz_batches import verify_all
 
+        results: list[Any] = [RuntimeError("the verification did not finish")] * len(todo)
         try:
-            results: list[Any] = aio.run(
-                verify_all(self.verifier, list(todo.values())), self.verifier
-            )
+            results = aio.run(verify_all(self.verifier, list(todo.values())), self.verifier)
         except Exception as exc:  # the loop itself failed: logged below, offline verdicts
             results = [exc] * len(todo)
+        finally:  # whatever escapes (a cancellation), no turn waits on these for ever
+            self._settle(todo, results)
+            done.set()
+
+    def _settle(self, todo: dict[str, Envelope], results: list[Any]) -> None:
+        """Keep the verdicts of a prewarm; for an exception, logged, the deterministic
+        verifier's verdict."""
         with self._lock:
             for (key, envelope), result in zip(todo.items(), results, strict=True):
                 if isinstance(result, BaseException):
@@ -175,7 +181,6 @@ class Gatekeeper:
                 else:
                     self._verdicts[key] = result
                 self._in_flight.pop(key, None)
-        done.set()
 
     ask_envelope = staticmethod(gate_envelopes.ask_envelope)
     grade_envelope = staticmethod(gate_envelopes.grade_envelope)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tutor.gates.envelopes import Envelope, QuizAuditEnvelope
 from tutor.gates.verdicts import QuizAuditVerdict
@@ -40,6 +40,11 @@ def batchable(envelope: Envelope) -> bool:
     )
 
 
+def _quiz(envelope: Envelope) -> QuizAuditEnvelope:
+    """A batched envelope (batchable ones are quiz audits)."""
+    return cast(QuizAuditEnvelope, envelope)
+
+
 def batches(envelopes: Sequence[Envelope]) -> tuple[list[int], list[list[int]]]:
     """(the indexes audited alone, the batches of indexes audited together): one-question
     audits of the same purpose, at most BATCH_SIZE each, no question twice."""
@@ -51,7 +56,7 @@ def batches(envelopes: Sequence[Envelope]) -> tuple[list[int], list[list[int]]]:
             continue
         chunks = groups.setdefault(e.purpose, [[]])
         qid = e.questions_json[0].id
-        ids = {envelopes[i].questions_json[0].id for i in chunks[-1]}  # type: ignore[union-attr]
+        ids = {_quiz(envelopes[i]).questions_json[0].id for i in chunks[-1]}
         if len(chunks[-1]) >= BATCH_SIZE or qid in ids:
             chunks.append([])
         chunks[-1].append(n)
@@ -114,26 +119,20 @@ async def audit_batch(provider: Provider, envelopes: Sequence[QuizAuditEnvelope]
 
 
 async def verify_all(provider: Provider, envelopes: Sequence[Envelope]) -> list[Any]:
-    """Each envelope's (verdict, verifier, note), or the exception its verification raised,
-    in order: one-question audits batched, everything else verified alone, concurrently."""
+    """Each envelope's (verdict, verifier, note), or the exception its verification raised
+    (a cancelled one included, as `asyncio.gather(..., return_exceptions=True)` gives it), in
+    order: one-question audits batched, everything else verified alone, concurrently."""
     from tutor.llm.model_verifier import verify_for_receipt
 
     alone, together = batches(envelopes)
+    calls: list[Any] = [verify_for_receipt(provider, envelopes[n]) for n in alone]
+    calls += [audit_batch(provider, [_quiz(envelopes[n]) for n in ns]) for ns in together]
+    results = await asyncio.gather(*calls, return_exceptions=True)
     out: list[Any] = [None] * len(envelopes)
-
-    async def one(n: int) -> None:
-        try:
-            out[n] = await verify_for_receipt(provider, envelopes[n])
-        except Exception as exc:  # handed back to the caller, which logs it per envelope
-            out[n] = exc
-
-    async def many(ns: list[int]) -> None:
-        try:
-            got: list[Any] = await audit_batch(provider, [envelopes[n] for n in ns])  # type: ignore[misc]
-        except Exception as exc:  # handed back to the caller, which logs it per envelope
-            got = [exc] * len(ns)
-        for n, result in zip(ns, got, strict=True):
-            out[n] = result
-
-    await asyncio.gather(*(one(n) for n in alone), *(many(ns) for ns in together))
+    for n, result in zip(alone, results[: len(alone)], strict=True):
+        out[n] = result
+    for ns, result in zip(together, results[len(alone) :], strict=True):
+        got = [result] * len(ns) if isinstance(result, BaseException) else result
+        for n, one in zip(ns, got, strict=True):
+            out[n] = one
     return out

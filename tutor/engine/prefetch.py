@@ -97,13 +97,12 @@ class Prefetcher:
                 and not self.ctx.journal.memoized(f"rewrite:{p.id}")
             ]
             calls = [
-                todo[n : n + REWRITES_PER_CALL] for n in range(0, len(todo), REWRITES_PER_CALL)
+                ("rewrites:" + ",".join(p.id for p in items), items)
+                for n in range(0, len(todo), REWRITES_PER_CALL)
+                for items in [todo[n : n + REWRITES_PER_CALL]]
             ]
-            for items in calls:
-                key = "rewrites:" + ",".join(p.id for p in items)
-                self._rewrite_calls.update({p.id: (key, items) for p in items})
-        for items in calls:
-            key = self._rewrite_calls[items[0].id][0]
+            self._rewrite_calls.update({p.id: call for call in calls for p in call[1]})
+        for key, items in calls:
             drafter.prefetch(key, partial(drafter.rewrite_all, items))
         return failed
 

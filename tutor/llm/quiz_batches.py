@@ -3,12 +3,12 @@ envelope's fields are sent once, not once per question).
 
 Questions prepared together (a probe batch's next questions, the quiz) are audited together
 when they share a purpose and the mechanical rules leave them to a model (the batch names
-every concept its questions are about). The
-batch's verdict is shared out question by question, and each question gets a receipt of its
-own envelope, as if audited alone: a question the batch reply does not clearly pass is not
-passed (ISSUES when an issue names it, else UNVERIFIED), the same as a single audit's
-verdict. A batch the model cannot answer is each question's offline verdict, like a single
-audit that fails; the bounded re-asks and the circuit breaker count it as one request.
+every concept its questions are about). The batch's verdict is shared out question by
+question, and each question gets a receipt of its own envelope, as if audited alone: a
+question the batch reply does not clearly pass is not passed (ISSUES when an issue names it,
+else UNVERIFIED), the same as a single audit's verdict. A batch the model cannot answer is each
+question's offline verdict, like a single audit that fails; the bounded re-asks and the
+circuit breaker count it as one call.
 """
 
 from __future__ import annotations
@@ -51,11 +51,11 @@ def batches(envelopes: Sequence[Envelope]) -> tuple[list[int], list[list[int]]]:
     alone: list[int] = []
     groups: dict[str, list[list[int]]] = {}
     for n, e in enumerate(envelopes):
-        if not isinstance(e, QuizAuditEnvelope) or not batchable(e):
+        if not batchable(e):
             alone.append(n)
             continue
-        chunks = groups.setdefault(e.purpose, [[]])
-        qid = e.questions_json[0].id
+        chunks = groups.setdefault(_quiz(e).purpose, [[]])
+        qid = _quiz(e).questions_json[0].id
         ids = {_quiz(envelopes[i]).questions_json[0].id for i in chunks[-1]}
         if len(chunks[-1]) >= BATCH_SIZE or qid in ids:
             chunks.append([])

@@ -77,8 +77,11 @@ def responder():
             return Reply.json(
                 {"content": f"Model draft.\n\n{claim} An example follows.", "claims": [claim]}
             )
+        unusable = {"question": "Unusable?", "options": ["a"], "correct_index": 0}
         if skill == "tutor" and data.get("task") in ("rewrite_item", "isomorphic_item"):
-            return Reply.json({"question": "Unusable?", "options": ["a"], "correct_index": 0})
+            return Reply.json(unusable)
+        if skill == "tutor" and data.get("task") == "rewrite_items":
+            return Reply.json({"items": [{"id": i["id"], **unusable} for i in data["items"]]})
         if skill == "grader":
             return Reply.json({"passed": True, "explanation": "matches the reference"})
         if skill == "GATE:fact_check":

@@ -85,7 +85,10 @@ def group_of(skill: str, task: str, purpose: str) -> str:
         return "teaching step"
     if task == "isomorphic_item" or purpose == "probe":
         return "probe question"
-    if task in ("rewrite_item", "grade_free_recall") or skill == "GATE:grade_audit":
+    if (
+        task in ("rewrite_item", "rewrite_items", "grade_free_recall")
+        or skill == "GATE:grade_audit"
+    ):
         return "quiz item"
     if purpose == "end-of-lesson quiz":
         return "quiz item"

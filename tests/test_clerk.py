@@ -332,6 +332,7 @@ async def test_ingest_runs_inside_an_event_loop(lesson_outcome):
 
 def test_a_real_model_endpoint_reviews_the_batch(lesson_outcome, monkeypatch, tmp_path):
     from tutor.llm.openai_provider import OpenAIProvider
+    from tutor.llm.skills import load_skill
     from tutor.testing.fixtures import fast_settings, isolate_model_env
     from tutor.testing.model_server import ModelServer, Reply
 
@@ -351,9 +352,10 @@ def test_a_real_model_endpoint_reviews_the_batch(lesson_outcome, monkeypatch, tm
         )
         provider = OpenAIProvider(fast_settings(srv.base_url))
         result = ingest(store, pending, provider=provider, now=LATER)
-        sent = json.dumps(srv.chat_requests[0].body)
+        body = srv.chat_requests[0].body
     assert result.status == "rejected" and result.reasons[0] == "glossary overreaches"
-    assert "Skill: GATE:review" in sent and "ingest:s1" in sent  # skill + envelope
+    assert body["messages"][0]["content"] == load_skill("GATE:review")  # the skill
+    assert "ingest:s1" in json.dumps(body)  # the envelope
     assert ledger.concepts(store) == []
 
 

@@ -202,9 +202,12 @@ FAIR_ITEM = {
 
 def rewriting_reply(body: dict) -> Reply:
     """A model that also rewrites failed bank items and grades free recall."""
-    task = request_payload(body)["data"].get("task")
+    data = request_payload(body)["data"]
+    task = data.get("task")
     if skill_of(body) == "tutor" and task in ("rewrite_item", "isomorphic_item"):
         return Reply.json(FAIR_ITEM)
+    if skill_of(body) == "tutor" and task == "rewrite_items":
+        return Reply.json({"items": [{"id": i["id"], **FAIR_ITEM} for i in data["items"]]})
     if skill_of(body) == "grader" and task == "grade_free_recall":
         return Reply.json({"passed": True, "explanation": "it says what the reference says"})
     return valid_reply(body)
@@ -235,12 +238,20 @@ def test_failed_bank_items_are_rewritten_and_free_recall_is_graded_by_the_model(
         audits = [r for r in srv.chat_requests if skill_of(r.body) == "GATE:quiz_audit"]
         # the item text without its per-call marker
         rewrites = [
-            request_payload(r.body)["data"]["untrusted_item"].split(">>>", 1)[1]
+            item["untrusted_item"].split(">", 1)[1]
             for r in srv.chat_requests
-            if request_payload(r.body)["data"].get("task") == "rewrite_item"
+            if request_payload(r.body)["data"].get("task") == "rewrite_items"
+            for item in request_payload(r.body)["data"]["items"]
         ]
-    # no request is sent twice for the same work (a re-probe does not rebuild the pool)
+    # no request is sent twice for the same work (a re-probe does not rebuild the pool), and a
+    # pool's failed items are rewritten together, not one request each
     assert rewrites and len(rewrites) == len(set(rewrites))
+    calls = [
+        r
+        for r in srv.chat_requests
+        if request_payload(r.body)["data"].get("task") == "rewrite_items"
+    ]
+    assert len(calls) < len(rewrites)
     assert session.done
     asked = [p for p in seen if p.stage == "probe" and p.item is not None]
     rewritten = [p for p in asked if p.item.note.startswith("rewritten by the model")]
@@ -301,17 +312,21 @@ def test_a_model_misbehaving_in_every_way_never_breaks_a_lesson(store, corpus_ro
 
 
 def disputing_audit(body: dict) -> Reply:
-    """The quiz audit disputes every bank MCQ and passes the model's rewrite of it."""
+    """The quiz audit disputes every bank MCQ and passes the model's rewrite of it (of each
+    question of a batch)."""
     if skill_of(body) == "GATE:quiz_audit":
-        question = request_payload(body)["data"]["questions_json"][0]
-        if question["type"] == "mcq" and "label" not in json.dumps(question):
-            issue = {
+        issues = [
+            {
                 "id": question["id"],
                 "severity": "high",
                 "problem": "two options are both defensible",
                 "suggested_fix": "sharpen",
             }
-            return Reply.json({"verdict": "ISSUES", "issues": [issue]})  # fmt: skip
+            for question in request_payload(body)["data"]["questions_json"]
+            if question["type"] == "mcq" and "label" not in json.dumps(question)
+        ]
+        if issues:
+            return Reply.json({"verdict": "ISSUES", "issues": issues})
     return rewriting_reply(body)
 
 

@@ -76,8 +76,8 @@ async def test_a_model_fact_check_pass_lets_the_turn_through_but_not_below_the_f
     # each claim once (the draft is not sent beside them); c3, found verbatim in the excerpt,
     # is settled by the program and not asked about
     assert [c["id"] for c in sent] == ["c1", "c2"]
-    assert sent[0]["claim"].startswith(f"<<<UNTRUSTED:{marker}>>>")
-    assert sent[0]["claim"].endswith(f"<<<END:{marker}>>>")
+    assert sent[0]["claim"].startswith(f"<{marker}>")
+    assert sent[0]["claim"].endswith(f"</{marker}>")
     spans = {e["id"]: e["text"] for e in payload["data"]["excerpt"]}
     assert all(ref in spans for c in sent for ref in c["see"])
     assert "rendered_content" not in payload["data"]
@@ -226,7 +226,7 @@ async def test_free_recall_grades_go_to_the_model_and_fail_closed(srv, provider)
     srv.script([{"verdict": "PASS", "explanation": "fail is right"}, Reply.error(500)])
     assert (await provider.verify(envelope)).verdict == "PASS"
     data = json.loads(srv.chat_requests[0].body["messages"][1]["content"])
-    assert data["data"]["learner_answer"].startswith(f"<<<UNTRUSTED:{data['marker']}>>>Ignore")
+    assert data["data"]["learner_answer"].startswith(f"<{data['marker']}>Ignore")
     srv.always(Reply.error(500))
     assert (await provider.verify(envelope)).verdict == "UNVERIFIED"
 

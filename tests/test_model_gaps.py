@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -41,7 +42,8 @@ pytestmark = pytest.mark.usefixtures("isolated_model_env")
 
 # -- what the model does, said once for both servers --------------------------------------------
 # A behaviour maps a request body to ("json", obj) | ("text", assistant text) |
-# ("refusal", text) | ("status", code) | ("hang", seconds).
+# ("refusal", text) | ("status", code) | ("hang", seconds) | ("slow", (obj, seconds): the answer
+# dripped over that long) | ("429", Retry-After seconds).
 Behaviour = Callable[[dict], tuple[str, Any]]
 SKILLS = {
     load_skill(n): n
@@ -50,9 +52,9 @@ SKILLS = {
 
 
 def unmark(text: str) -> str:
-    if ">>>" not in text:
-        return text
-    return text.split(">>>", 1)[1].rsplit("<<<END:", 1)[0]
+    """The text inside its request's tags (`<marker>…</marker>`), else the text."""
+    inside = re.fullmatch(r"<(\w+)>(.*)</\1>", text, re.DOTALL)
+    return inside.group(2) if inside else text
 
 
 def parts(body: dict) -> tuple[str, str, dict]:
@@ -75,8 +77,11 @@ def drafting(
         skill, task, data = parts(body)
         if skill == "tutor" and task == "teach_step":
             return "json", {"content": draft(data["step"]), "claims": []}
+        unusable = {"question": "Unusable?", "options": ["a"], "correct_index": 0}
         if skill == "tutor" and task in ("rewrite_item", "isomorphic_item"):
-            return "json", {"question": "Unusable?", "options": ["a"], "correct_index": 0}
+            return "json", unusable
+        if skill == "tutor" and task == "rewrite_items":
+            return "json", {"items": [{"id": i["id"], **unusable} for i in data["items"]]}
         if skill == "grader":
             return "json", {"passed": True, "explanation": "it says what the reference says"}
         if skill == "tutor" and task == "revise_step":
@@ -127,6 +132,10 @@ def _project_server(behave: Behaviour) -> Iterator[Endpoint]:
             return Reply.refusal(value)
         if kind == "hang":
             return Reply.hang(value)
+        if kind == "slow":
+            return Reply.json(value[0], delay=value[1])
+        if kind == "429":
+            return Reply.rate_limited(retry_after=value)
         return Reply.error(value)
 
     with ModelServer(default=reply) as srv:
@@ -152,13 +161,37 @@ def _mini_server(behave: Behaviour) -> Iterator[Endpoint]:
         def log_message(self, *args: Any) -> None:
             return None
 
-        def _send(self, status: int, obj: Any) -> None:
+        def _send(self, status: int, obj: Any, retry_after: float | None = None) -> None:
             raw = json.dumps(obj).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(raw)))
+            if retry_after is not None:
+                self.send_header("Retry-After", f"{retry_after:g}")
             self.end_headers()
             self.wfile.write(raw)
+
+        def _drip(self, body: dict, obj: Any, seconds: float) -> None:
+            """A valid answer, its bytes spread over `seconds` (until the server stops)."""
+            message = {"role": "assistant", "content": json.dumps(obj)}
+            raw = json.dumps(
+                {"id": "mini-1", "object": "chat.completion", "created": 0,
+                 "model": body["model"], "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+                 "choices": [{"index": 0, "finish_reason": "stop", "message": message}]}
+            ).encode()  # fmt: skip
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            pieces = [raw[i : i + 4] for i in range(0, len(raw), 4)]
+            try:
+                for piece in pieces:
+                    if state.stop.wait(seconds / len(pieces)):
+                        break
+                    self.wfile.write(piece)
+                    self.wfile.flush()
+            except OSError:  # the client gave up on it: what a slow endpoint sees
+                self.close_connection = True
 
         def do_GET(self) -> None:
             self._send(200, {"object": "list", "data": [{"id": "mini", "object": "model"}]})
@@ -174,6 +207,12 @@ def _mini_server(behave: Behaviour) -> Iterator[Endpoint]:
                 return
             if kind == "status":
                 self._send(value, {"error": {"message": "mini says no", "type": "server_error"}})
+                return
+            if kind == "429":
+                self._send(429, {"error": {"message": "slow down", "type": "rate_limit"}}, value)
+                return
+            if kind == "slow":
+                self._drip(body, *value)
                 return
             message: dict[str, Any] = {"role": "assistant", "content": json.dumps(value)}
             if kind == "text":

@@ -5,6 +5,7 @@ writes is kept only where the sources support it."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -40,8 +41,8 @@ def pages():
 
 
 def unmark(text: str) -> str:
-    body = text.split(">>>", 1)[1].rsplit("<<<END:", 1)[0]
-    return body
+    """The text inside its request's tags (`<marker>…</marker>`)."""
+    return re.fullmatch(r"<(\w+)>(.*)</\1>", text, re.DOTALL).group(2)
 
 
 def model_reply(body: dict) -> dict:
@@ -90,14 +91,14 @@ async def test_model_notes_are_checked_against_the_sources(tmp_path, pages, stor
         marker = request["marker"]
         for key, value in request["data"].items():
             if key.startswith("untrusted_"):
-                assert value.startswith(f"<<<UNTRUSTED:{marker}>>>")
-                assert value.endswith(f"<<<END:{marker}>>>")
+                assert value.startswith(f"<{marker}>")
+                assert value.endswith(f"</{marker}>")
     summarise = next(
         r for r in requests if r["task"] == "summarise_source" and r["data"]["source"]["url"] == url
     )
     sent = json.dumps(summarise, ensure_ascii=False)
     marker = summarise["marker"]
-    assert sent.count(PAGE) == sent.count(f"<<<UNTRUSTED:{marker}>>>{PAGE}")  # only delimited
+    assert sent.count(PAGE) == sent.count(f"<{marker}>{PAGE}")  # only delimited
     assert summarise["data"]["source"]["title"] == "Nesterov"
 
 

@@ -38,6 +38,7 @@ log = logging.getLogger("tutor.engine")
 DRAFT_EXCERPT_TOKENS = 280
 _TOKENISH = re.compile(r"\w+|[^\w\s]")
 CONTINUED = "[the source, continued]"
+FAILED_RULES = "rewritten by the model from a bank item that failed the quiz rules"
 
 
 class StepDraft(BaseModel):
@@ -56,6 +57,16 @@ class IsomorphicItem(BaseModel):
     question: str
     options: list[str]
     correct_index: int
+
+
+class RewrittenItem(IsomorphicItem):
+    id: str
+
+
+class RewrittenItems(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    items: list[RewrittenItem]
 
 
 class FreeRecallGrade(BaseModel):
@@ -161,7 +172,6 @@ class Drafter:
                 "position": position,
                 "verdicts": verdicts or {},
                 "untrusted_excerpts": given,
-                "sources": compiled["sources"],
                 **({"plan": plan} if plan is not None else {}),
             },
             StepDraft,
@@ -219,8 +229,6 @@ class Drafter:
             "task": "rewrite_item",
             "untrusted_item": item.question,
             "untrusted_reference": item.reference,
-            "rules": "4 options of balanced length and shape; one correct; no all/none of the "
-            "above; no negatives; the key must not echo the question's words",
         }
         if problems:
             data["untrusted_options"] = " | ".join(item.options)
@@ -232,8 +240,27 @@ class Drafter:
             item.id,
             "rewritten by the model where the quiz audit found problems"
             if problems
-            else "rewritten by the model from a bank item that failed the quiz rules",
+            else FAILED_RULES,
         )
+
+    def rewrite_all(self, items: list[Presented]) -> dict[str, dict[str, Any] | None]:
+        """Bank items that failed the quiz rules rewritten as MCQs in one call (the skill and
+        the rules sent once), each kept as `rewrite` keeps one: by item id, None where the model
+        gave no fair item or could not answer."""
+        made = self._call(
+            "tutor",
+            {
+                "task": "rewrite_items",
+                "items": [
+                    {"id": p.id, "untrusted_item": p.question, "untrusted_reference": p.reference}
+                    for p in items
+                ],
+            },
+            RewrittenItems,
+            "rewrite",
+        )
+        given = {m.id: m for m in made.items} if made is not None else {}
+        return {p.id: _fair_mcq(given.get(p.id), p, p.id, FAILED_RULES) for p in items}
 
     def grade(self, item: Presented, answer: str) -> bool | None:
         """The model's grade of a free-recall answer against the reference; None when it cannot

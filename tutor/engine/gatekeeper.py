@@ -6,7 +6,6 @@ the rest UNVERIFIED; the local checker has the last word. Receipts are kept in t
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -138,8 +137,9 @@ class Gatekeeper:
             return self._verdicts[key]
 
     def prewarm(self, envelopes: Sequence[Envelope]) -> None:
-        """Run the model verifier on several envelopes at once (they are independent) and keep
-        the verdicts for the turns that will carry them. An envelope already verified or being
+        """Run the model verifier on several envelopes at once (they are independent; one-question
+        audits prepared together go in one request, tutor.llm.quiz_batches) and keep the
+        verdicts for the turns that will carry them. An envelope already verified or being
         verified (e.g. in the background) is not sent again. Works from a plain thread and from
         a thread that already runs an event loop."""
         if self.verifier is None or self._verifier_down():
@@ -156,19 +156,20 @@ class Gatekeeper:
             return
         if self.activity is not None:
             self.activity.report(describe(list(todo.values())))
-        from tutor.llm.model_verifier import verify_for_receipt
+        from tutor.llm.quiz_batches import verify_all
 
-        verifier = self.verifier
-
-        async def all_of() -> list[Any]:
-            return await asyncio.gather(
-                *(verify_for_receipt(verifier, e) for e in todo.values()), return_exceptions=True
-            )
-
+        results: list[Any] = [RuntimeError("the verification did not finish")] * len(todo)
         try:
-            results: list[Any] = aio.run(all_of(), verifier)
+            results = aio.run(verify_all(self.verifier, list(todo.values())), self.verifier)
         except Exception as exc:  # the loop itself failed: logged below, offline verdicts
             results = [exc] * len(todo)
+        finally:  # whatever escapes (a cancellation), no turn waits on these for ever
+            self._settle(todo, results)
+            done.set()
+
+    def _settle(self, todo: dict[str, Envelope], results: list[Any]) -> None:
+        """Keep the verdicts of a prewarm; for an exception, logged, the deterministic
+        verifier's verdict."""
         with self._lock:
             for (key, envelope), result in zip(todo.items(), results, strict=True):
                 if isinstance(result, BaseException):
@@ -180,7 +181,6 @@ class Gatekeeper:
                 else:
                     self._verdicts[key] = result
                 self._in_flight.pop(key, None)
-        done.set()
 
     ask_envelope = staticmethod(gate_envelopes.ask_envelope)
     grade_envelope = staticmethod(gate_envelopes.grade_envelope)

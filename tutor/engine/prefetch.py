@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 STEPS_AHEAD = 2  # teaching steps prepared ahead of the one shown
 QUIZ_SIZE = 5
+REWRITES_PER_CALL = 6
 
 
 class Prefetcher:
@@ -40,6 +41,8 @@ class Prefetcher:
         self._lock = threading.Lock()
         self._quiz_lock = threading.Lock()
         self._quiz: tuple[tuple[str, ...], list[Presented]] | None = None
+        # item id -> (the key of the call that rewrites it, the items that call rewrites)
+        self._rewrite_calls: dict[str, tuple[str, list[Presented]]] = {}
 
     # the pools -----------------------------------------------------------------------------
     def batches(self) -> list[Strand]:
@@ -80,29 +83,48 @@ class Prefetcher:
             return self._quiz[1]
 
     def _rewrites(self, pool: list[Presented]) -> list[Presented]:
-        """Start the model rewrites of the bank items that failed the quiz rules; those items."""
+        """Start the model rewrites of the bank items that failed the quiz rules, up to
+        REWRITES_PER_CALL in one request; those items."""
         drafter = self.ctx.drafter
         if drafter is None:
             return []
         failed = [p for p in pool if p.type == "free_recall" and p.note]
-        for p in failed:
-            if not self.ctx.journal.memoized(f"rewrite:{p.id}"):
-                drafter.prefetch(f"rewrite:{p.id}", partial(drafter.rewrite, p))
+        with self._lock:
+            todo = [
+                p
+                for p in failed
+                if p.id not in self._rewrite_calls
+                and not self.ctx.journal.memoized(f"rewrite:{p.id}")
+            ]
+            calls = [
+                ("rewrites:" + ",".join(p.id for p in items), items)
+                for n in range(0, len(todo), REWRITES_PER_CALL)
+                for items in [todo[n : n + REWRITES_PER_CALL]]
+            ]
+            self._rewrite_calls.update({p.id: call for call in calls for p in call[1]})
+        for key, items in calls:
+            drafter.prefetch(key, partial(drafter.rewrite_all, items))
         return failed
+
+    def _rewrite_of(self, item: Presented) -> dict[str, object] | None:
+        """The rewrite of one item, from the call that rewrote it with others (made now if it
+        was not prepared)."""
+        drafter = self.ctx.drafter
+        if drafter is None:
+            return None
+        key, items = self._rewrite_calls.get(item.id, (f"rewrites:{item.id}", [item]))
+        made = drafter.take(key, partial(drafter.rewrite_all, items))
+        return None if made is None else made.get(item.id)
 
     def _rewritten(self, pool: list[Presented]) -> list[Presented]:
         """With a model, bank items that failed the quiz rules are rewritten as MCQs; a rewrite
         is used only when it passes the same rules, else the item stays free recall."""
-        drafter = self.ctx.drafter
         failed = self._rewrites(pool)
         out = []
         for p in pool:
             made = None
-            if p in failed and drafter is not None:
-                made = self.ctx.journal.memo(
-                    f"rewrite:{p.id}",
-                    partial(drafter.take, f"rewrite:{p.id}", partial(drafter.rewrite, p)),
-                )
+            if p in failed:
+                made = self.ctx.journal.memo(f"rewrite:{p.id}", partial(self._rewrite_of, p))
             out.append(Presented.model_validate(made) if made else p)
         return out
 
@@ -177,8 +199,10 @@ class Prefetcher:
         def work() -> None:
             before = probe_items.presented(self.ctx, strand)
             self._rewrites(before)
-            # the first question as the items stand before the rewrites, while they are made
-            self.audit_now(opening(probe_items.choices(before))[:1], "probe")
+            # the first question as the items stand before the rewrites, while they are made,
+            # with the explain-back items the batch may ask (no rewrite changes them)
+            explains = [probe_items.explain_item(g.lesson) for g in strand.members or (strand,)]
+            self.audit_now([*opening(probe_items.choices(before))[:1], *explains], "probe")
             choice, fills = self.questions(strand)
             spare = probe_budget.planned(fills, probe_items.queues(strand, choice))
             self.audit_now([*opening(choice), *spare], "probe")

@@ -81,9 +81,22 @@ class StepPlan:
 
     def prompt_view(self) -> dict[str, object]:
         """What a drafter is told: the plan without its rationale (which names the learner's
-        buckets)."""
+        buckets), its versions (in the draft's cache key, not for the model), what the drafter
+        is told beside it or cannot use, and an empty fallback reason; each required fact by its
+        section and sentence number."""
         view = self.as_dict()
-        del view["rationale"]
+        for key in (
+            "step",  # the drafter's `step`
+            "rationale",
+            "source_functions",
+            "policy_version",
+            "projection_version",
+            "catalogue_version",
+        ):
+            del view[key]
+        if view["fallback_reason"] is None:
+            del view["fallback_reason"]
+        view["required_facts"] = [f"{f.section} #{f.sentence + 1}" for f in self.required_facts]
         return view
 
 
@@ -190,7 +203,7 @@ def draft_key(plan: StepPlan, projection: Projection | None, model: str, prompt:
     """A draft's cache key: the step, objective, policy, projection (its buckets), catalogue,
     model and prompt versions — no identity. Everything a drafter is told is in it."""
     held = {
-        "plan": plan.prompt_view(),
+        "plan": {k: v for k, v in plan.as_dict().items() if k != "rationale"},
         "objective_version": OBJECTIVE_VERSION,
         "buckets": projection.buckets() if projection else None,
         "model": model,

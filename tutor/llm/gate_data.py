@@ -3,8 +3,10 @@
 A fact check sends each claim once (the claims are the draft's asserting sentences, so the
 draft is not sent again beside them) and, of the reference excerpt, only the spans that bear on
 some claim, each once: a claim names its spans by id (`see`) instead of repeating them. Other
-gates send their envelope without empty fields. Every free-text string is Untrusted (delimited
-by the prompt builder); the offline checks still run on the whole envelope (tutor.gates.floor).
+gates send their envelope without empty fields, its `gate` (the request's task names it) or, in
+a quiz audit whose every question has its level, `bloom_levels`. Every free-text string is
+Untrusted (delimited by the prompt builder); the offline checks still run on the whole envelope
+(tutor.gates.floor).
 """
 
 from __future__ import annotations
@@ -99,7 +101,9 @@ def envelope_data(envelope: Envelope) -> dict[str, Any]:
             return Untrusted(value)
         return value
 
-    marked: dict[str, Any] = mark(envelope.model_dump(mode="json"), None)
+    marked: dict[str, Any] = mark(envelope.model_dump(mode="json", exclude={"gate"}), None)
     if envelope.gate == "quiz_audit" and envelope.concept:
         marked["concept"] = envelope.concept  # the program's concept id, not outside text
+    if envelope.gate == "quiz_audit" and all(q.target_bloom for q in envelope.questions_json):
+        marked.pop("bloom_levels", None)  # each question carries its own
     return marked

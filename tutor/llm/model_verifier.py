@@ -59,7 +59,7 @@ def reconcile(envelope: Envelope, verdict: Verdict) -> Verdict:
     return verdict
 
 
-def _with_mechanical_flags(verdict: Verdict, mechanical: Verdict) -> Verdict:
+def with_mechanical_flags(verdict: Verdict, mechanical: Verdict) -> Verdict:
     """A quiz verdict keeping the low-severity findings of the mechanical rules."""
     from tutor.gates.verdicts import QuizAuditVerdict
 
@@ -100,7 +100,7 @@ def _asked(envelope: Envelope, deterministic: Verdict) -> Envelope:
     return envelope.model_copy(update={"claims": [c for c in envelope.claims if c.id not in held]})
 
 
-async def _model_verdict(provider: Provider, envelope: Envelope, deterministic: Verdict) -> Verdict:
+async def model_verdict(provider: Provider, envelope: Envelope, deterministic: Verdict) -> Verdict:
     """The model's verdict on what the program has not settled, held to the envelope, with the
     program's own findings kept. Raises ModelFailure."""
     from tutor.gates.verdicts import VERDICT_FOR_GATE, FactCheckVerdict
@@ -120,7 +120,7 @@ async def _model_verdict(provider: Provider, envelope: Envelope, deterministic: 
         given = {v.id: v for v in verdict.claims}
         return FactCheckVerdict(claims=[given.get(v.id, v) for v in deterministic.claims])
     if gate == "quiz_audit":
-        verdict = _with_mechanical_flags(verdict, deterministic)
+        verdict = with_mechanical_flags(verdict, deterministic)
     return verdict
 
 
@@ -132,7 +132,7 @@ async def verify_with_model(provider: Provider, envelope: Envelope) -> Verdict:
     if _settled(envelope, deterministic):
         return deterministic
     try:
-        verdict = await _model_verdict(provider, envelope, deterministic)
+        verdict = await model_verdict(provider, envelope, deterministic)
     except ModelFailure as failure:
         return unverified_verdict(envelope, f"the model verifier could not run ({failure.kind})")
     return floor(envelope, verdict, deterministic)  # a model can add doubt, never remove it
@@ -153,7 +153,7 @@ async def verify_for_receipt(provider: Provider, envelope: Envelope) -> tuple[Ve
     if settled:
         return deterministic, "offline", settled
     try:
-        verdict = await _model_verdict(provider, envelope, deterministic)
+        verdict = await model_verdict(provider, envelope, deterministic)
     except ModelFailure as failure:
         return deterministic, "offline", f"the model verifier could not run ({failure.kind})"
     return verdict, "model", ""

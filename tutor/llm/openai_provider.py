@@ -121,17 +121,44 @@ def _retry_after(headers: Any) -> float | None:
 
 
 def _lean(node: Any) -> Any:
-    """A JSON schema without its `title`s and `default`s: they are sent with every request and
-    say nothing the field names and types do not (a property named `title` is kept)."""
+    """A JSON schema without its `title`s, `default`s and models' descriptions (their
+    docstrings, written for the code's readers): they are sent with every request and say
+    nothing the field names and types do not (a property named `title` is kept)."""
     if isinstance(node, dict):
+        dropped = {"default", "title", *(("description",) if "properties" in node else ())}
         return {
             k: _lean(v)
             for k, v in node.items()
-            if not (k == "default" or (k == "title" and isinstance(v, str)))
+            if not (k in dropped and (k == "default" or isinstance(v, str)))
         }
     if isinstance(node, list):
         return [_lean(v) for v in node]
     return node
+
+
+def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with each `$ref` to its `$defs` replaced by the definition (fewer tokens for the
+    small models verdicts are); a recursive schema is left as it is."""
+    defs = schema.get("$defs", {})
+
+    def expand(node: Any, seen: frozenset[str]) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref", "")
+            name = ref.removeprefix("#/$defs/")
+            if ref.startswith("#/$defs/") and name in defs:
+                if name in seen:
+                    raise RecursionError(name)
+                return expand(defs[name], seen | {name})
+            return {k: expand(v, seen) for k, v in node.items() if k != "$defs"}
+        if isinstance(node, list):
+            return [expand(v, seen) for v in node]
+        return node
+
+    try:
+        out: dict[str, Any] = expand(schema, frozenset())
+    except RecursionError:
+        return schema
+    return out
 
 
 @cache
@@ -140,9 +167,9 @@ def _response_schema(schema: type[BaseModel]) -> dict[str, Any]:
     try:
         from openai.lib._pydantic import to_strict_json_schema
 
-        return _lean(to_strict_json_schema(schema))
+        return _inlined(_lean(to_strict_json_schema(schema)))
     except Exception:  # the helper is private to the SDK; the plain schema still works
-        return _lean(schema.model_json_schema())
+        return _inlined(_lean(schema.model_json_schema()))
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
@@ -159,7 +186,7 @@ def _json_text(content: str) -> str:
 
 @cache
 def _plain_schema(schema: type[BaseModel]) -> dict[str, Any]:
-    return _lean(schema.model_json_schema())
+    return _inlined(_lean(schema.model_json_schema()))
 
 
 @cache

@@ -6,11 +6,11 @@ learner answers, model drafts — is delimited wherever it enters a prompt:
 
 - mark it by wrapping the string in `Untrusted(...)`, or by putting it under a key that starts
   with `untrusted_` (every string inside that value is marked);
-- each such string becomes `<<<UNTRUSTED:{marker}>>>` + text + `<<<END:{marker}>>>`, where
-  `marker` is random per request and is also sent as the top-level `marker` field. The text
-  itself is sent as it is (rewriting it word by word cost twice its tokens); the only change is
-  that a copy of this request's closing delimiter inside it is broken, so it cannot close its
-  own block.
+- each such string becomes `<{marker}>` + text + `</{marker}>`, where `marker` is random per
+  request and is also sent as the top-level `marker` field (a short tag: it wraps every
+  question, option and claim, so its tokens count many times over). The text itself is sent as
+  it is (rewriting it word by word cost twice its tokens); the only change is that a copy of
+  this request's closing tag inside it is broken, so it cannot close its own block.
 """
 
 from __future__ import annotations
@@ -51,9 +51,9 @@ def new_marker() -> str:
 
 
 def delimit(text: str, marker: str) -> str:
-    """`text` between this request's delimiters; a forged closing delimiter inside is broken."""
-    body = text.replace(f"<<<END:{marker}>>>", f"<<<END:{marker}>>\u200b>")
-    return f"<<<UNTRUSTED:{marker}>>>{body}<<<END:{marker}>>>"
+    """`text` between this request's tags; a forged closing tag inside is broken."""
+    body = text.replace(f"</{marker}>", f"</{marker}\u200b>")
+    return f"<{marker}>{body}</{marker}>"
 
 
 def mark_untrusted(value: Any, marker: str, *, untrusted: bool = False) -> Any:

@@ -14,6 +14,7 @@ that no store transaction is open). Other requests get 500. Run it alone for a t
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,9 +24,9 @@ from tutor.testing.model_server import Reply
 
 def unmark(value: Any) -> Any:
     """`value` with every delimited (untrusted) string given back as it was."""
-    if isinstance(value, str) and value.startswith("<<<UNTRUSTED:") and ">>>" in value:
-        inner = value.split(">>>", 1)[1].rsplit("<<<END:", 1)[0]
-        return inner
+    inside = re.fullmatch(r"<(\w+)>(.*)</\1>", value, re.DOTALL) if isinstance(value, str) else None
+    if inside:
+        return inside.group(2)
     if isinstance(value, dict):
         return {k: unmark(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -29,6 +29,7 @@ from tutor.engine.sources import gate_digest, lesson_digest, model_notes_later
 from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
 
 if TYPE_CHECKING:
+    from tutor.dossier.background import BackgroundBuild
     from tutor.dossier.model import KnowledgePack
     from tutor.engine.drafter import Drafter
 
@@ -56,6 +57,7 @@ class Session:
         self.digest = digest
         self.drafter = drafter
         self.resumed = False
+        self.pack_build: BackgroundBuild | None = None  # the lesson's pack, built meanwhile
         self.activity = activity or Activity()
         self.title = f"{lesson.id} {lesson.title}"
         self._acting = threading.Lock()
@@ -120,10 +122,8 @@ class Session:
         from tutor.dossier.teaching import lesson_pack_for
 
         pack = lesson_pack_for(self.store, self.curriculum, self.lesson)
-        if pack is None:
-            return None
-        started = self.journal.memo("pack", lambda: pack.sha256)
-        return pack if pack.sha256 == started else None
+        started = self.journal.memo("pack", lambda: pack.sha256 if pack is not None else "")
+        return pack if pack is not None and pack.sha256 == started else None
 
     def _held(self, events: list[dict[str, Any]]) -> Action | None:
         """Text typed at the current prompt and saved before it was complete (its confidence
@@ -170,9 +170,15 @@ class Session:
             "prior",
             {"digest_id": digest["id"]},
         )
-        if drafter is not None and not offline and not getattr(provider, "offline", True):
+        model_work = drafter is not None and not offline and not getattr(provider, "offline", True)
+        if model_work:
             model_notes_later(store, curriculum, lesson, provider, drafter)
-        return cls(store, curriculum, lesson, session_id, digest, provider, drafter, activity)
+        session = cls(store, curriculum, lesson, session_id, digest, provider, drafter, activity)
+        if model_work:  # after the first screen, so that screen never waits for it
+            from tutor.dossier.background import build_after_scout
+
+            session.pack_build = build_after_scout(store, curriculum, lesson, provider)
+        return session
 
     @classmethod
     def resume(
@@ -260,6 +266,8 @@ class Session:
     def close(self) -> None:
         """Stop background work (drafts, verifications); safe to call more than once."""
         self.activity.cancel()
+        if self.pack_build is not None:
+            self.pack_build.cancel()
         if self.drafter is not None:
             self.drafter.close()
 

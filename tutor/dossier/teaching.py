@@ -5,6 +5,7 @@ taught from its digest as before."""
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tutor.dossier.selection import Selection, select
@@ -12,9 +13,49 @@ from tutor.dossier.selection import Selection, select
 if TYPE_CHECKING:
     from learning_system.curriculum import Curriculum, Lesson
     from learning_system.store import Store
+    from tutor.dossier.background import BackgroundBuild
     from tutor.dossier.model import KnowledgePack
 
 log = logging.getLogger(__name__)
+OFFLINE_LESSON = (
+    "no model is configured, so no knowledge pack is built for this lesson: "
+    "it is taught from its digest"
+)
+
+
+@dataclass
+class PackAtStart:
+    """The lesson's pack as a new session starts: its build in the background (if one was
+    started), the one quiet notice the lesson starts with (said once, never on resume), and
+    what the sources screen says of it."""
+
+    build: BackgroundBuild | None = None
+    notice: str | None = None
+    lines: list[str] = field(default_factory=list)
+
+
+def pack_at_start(
+    store: Store,
+    curriculum: Curriculum,
+    lesson: Lesson,
+    provider: object,
+    pack: KnowledgePack | None,
+    build: bool,
+) -> PackAtStart:
+    """`build`: the Scout's model work is on, so the pack is built in the background (when a
+    model is configured). The notice is said only when no model is configured and the lesson
+    has no usable pack (a pack built earlier is still used)."""
+    from tutor.dossier.background import KEPT, build_after_scout
+    from tutor.dossier.report import pack_lines
+    from tutor.dossier.status import lesson_pack
+    from tutor.dossier.units import lesson_source
+
+    configured = provider is not None and not getattr(provider, "offline", True)
+    notice = OFFLINE_LESSON if not configured and pack is None else None
+    state = lesson_pack(store, lesson_source(lesson, curriculum))
+    started = build_after_scout(store, curriculum, lesson, provider) if build else None
+    building = started is not None and state.state not in KEPT
+    return PackAtStart(started, notice, pack_lines(state, notice, building))
 
 
 def lesson_pack_for(store: Store, curriculum: Curriculum, lesson: Lesson) -> KnowledgePack | None:

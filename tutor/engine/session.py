@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from learning_system.curriculum import Curriculum, Lesson
 from learning_system.store import Store
+from tutor.dossier.teaching import PackAtStart, lesson_pack_for, pack_at_start
 from tutor.engine.context import LessonContext
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.journal import SessionJournal
@@ -29,7 +30,6 @@ from tutor.engine.sources import gate_digest, lesson_digest, model_notes_later
 from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
 
 if TYPE_CHECKING:
-    from tutor.dossier.background import BackgroundBuild
     from tutor.dossier.model import KnowledgePack
     from tutor.engine.drafter import Drafter
 
@@ -57,7 +57,7 @@ class Session:
         self.digest = digest
         self.drafter = drafter
         self.resumed = False
-        self.pack_build: BackgroundBuild | None = None  # the lesson's pack, built meanwhile
+        self.pack = PackAtStart()  # a new lesson's: its build meanwhile, notice, sources lines
         self.activity = activity or Activity()
         self.title = f"{lesson.id} {lesson.title}"
         self._acting = threading.Lock()
@@ -119,8 +119,6 @@ class Session:
     def _pack(self) -> KnowledgePack | None:
         """The lesson's ready pack, if it is the one the session started with (a pack that
         changed since is not used: the steps are taught from the digest)."""
-        from tutor.dossier.teaching import lesson_pack_for
-
         pack = lesson_pack_for(self.store, self.curriculum, self.lesson)
         started = self.journal.memo("pack", lambda: pack.sha256 if pack is not None else "")
         return pack if pack is not None and pack.sha256 == started else None
@@ -174,10 +172,10 @@ class Session:
         if model_work:
             model_notes_later(store, curriculum, lesson, provider, drafter)
         session = cls(store, curriculum, lesson, session_id, digest, provider, drafter, activity)
-        if model_work:  # after the first screen, so that screen never waits for it
-            from tutor.dossier.background import build_after_scout
-
-            session.pack_build = build_after_scout(store, curriculum, lesson, provider)
+        # after the first screen, so that screen never waits for the pack's build
+        session.pack = pack_at_start(
+            store, curriculum, lesson, provider, session.context.pack, build=model_work
+        )
         return session
 
     @classmethod
@@ -266,8 +264,8 @@ class Session:
     def close(self) -> None:
         """Stop background work (drafts, verifications); safe to call more than once."""
         self.activity.cancel()
-        if self.pack_build is not None:
-            self.pack_build.cancel()
+        if self.pack.build is not None:
+            self.pack.build.cancel()
         if self.drafter is not None:
             self.drafter.close()
 

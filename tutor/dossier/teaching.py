@@ -5,8 +5,9 @@ taught from its digest as before."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tutor.dossier.selection import Selection, select
 
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from tutor.dossier.model import KnowledgePack
 
 log = logging.getLogger(__name__)
+Memo = Callable[[str, Callable[[], Any]], Any]  # the session journal's memo
 OFFLINE_LESSON = (
     "no model is configured, so no knowledge pack is built for this lesson: "
     "it is taught from its digest"
@@ -74,10 +76,36 @@ def lesson_pack_for(store: Store, curriculum: Curriculum, lesson: Lesson) -> Kno
         return None
 
 
-def step_selection(pack: KnowledgePack | None, part: str) -> Selection | None:
-    """What the step on section `part` takes from the pack; None (the raw digest) when there is
-    no pack or the selection is declined."""
-    chosen = select(pack, part)
+def session_packs(
+    store: Store, curriculum: Curriculum, lesson: Lesson, memo: Memo
+) -> tuple[KnowledgePack | None, dict[str, KnowledgePack]]:
+    """The lesson's ready pack and its prerequisites' (by lesson id), each only if it is the
+    one the session started with (`memo` keeps their hashes in the session's log): a pack that
+    changed since, or was built meanwhile, is not used."""
+    pack = lesson_pack_for(store, curriculum, lesson)
+    started = memo("pack", lambda: pack.sha256 if pack is not None else "")
+    own = pack if pack is not None and pack.sha256 == started else None
+    found: dict[str, KnowledgePack] = {}
+    for ref in lesson.prerequisites:
+        try:
+            pre = curriculum.lesson(ref)
+        except LookupError:
+            continue
+        if (ready := lesson_pack_for(store, curriculum, pre)) is not None:
+            found[pre.id] = ready
+    shas = memo("prerequisite_packs", lambda: {k: p.sha256 for k, p in found.items()})
+    return own, {k: p for k, p in found.items() if shas.get(k) == p.sha256}
+
+
+def step_selection(
+    pack: KnowledgePack | None,
+    part: str,
+    recent_errors: Collection[str] = (),
+    prerequisites: Mapping[str, KnowledgePack] | None = None,
+) -> Selection | None:
+    """What the step on section `part` takes from the pack (tutor.dossier.selection.select);
+    None (the raw digest) when there is no pack or the selection is declined."""
+    chosen = select(pack, part, recent_errors, prerequisites)
     if isinstance(chosen, Selection):
         return chosen
     if pack is not None:

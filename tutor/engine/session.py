@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from learning_system.curriculum import Curriculum, Lesson
 from learning_system.store import Store
-from tutor.dossier.teaching import PackAtStart, lesson_pack_for, pack_at_start
+from tutor.dossier.teaching import PackAtStart, pack_at_start, session_packs
 from tutor.engine.context import LessonContext
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.journal import SessionJournal
@@ -30,7 +30,6 @@ from tutor.engine.sources import gate_digest, lesson_digest, model_notes_later
 from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
 
 if TYPE_CHECKING:
-    from tutor.dossier.model import KnowledgePack
     from tutor.engine.drafter import Drafter
 
 
@@ -78,6 +77,7 @@ class Session:
         if drafter is not None:
             drafter.activity = self.activity
         learner, evidence = session_learner(store, curriculum, lesson)
+        pack, prerequisite_packs = session_packs(store, curriculum, lesson, self.journal.memo)
         self.context = LessonContext(
             session_id=session_id,
             lesson=lesson,
@@ -86,7 +86,11 @@ class Session:
             gate=gate,
             journal=self.journal,
             drafter=drafter,
-            pack=self._pack(),
+            pack=pack,
+            prerequisite_packs=prerequisite_packs,
+            earlier_errors=tuple(
+                self.journal.memo("earlier_errors", lambda: [*evidence.error_types])
+            ),
             learner=learner,
             evidence=evidence,
         )
@@ -115,13 +119,6 @@ class Session:
                 self.context.prep.replayed()
             prompt = self._gen.send(action)
         return prompt
-
-    def _pack(self) -> KnowledgePack | None:
-        """The lesson's ready pack, if it is the one the session started with (a pack that
-        changed since is not used: the steps are taught from the digest)."""
-        pack = lesson_pack_for(self.store, self.curriculum, self.lesson)
-        started = self.journal.memo("pack", lambda: pack.sha256 if pack is not None else "")
-        return pack if pack is not None and pack.sha256 == started else None
 
     def _held(self, events: list[dict[str, Any]]) -> Action | None:
         """Text typed at the current prompt and saved before it was complete (its confidence

@@ -77,6 +77,8 @@ class Drafter:
         self._futures: dict[str, Future[Any]] = {}
         # progress, and the learner quitting: the session's, once it opens
         self.activity: Activity | None = None
+        # the lesson's common errors, offered as distractors (tutor.dossier.distractors)
+        self.common_errors: list[dict[str, str]] = []
         self._work: dict[str, Callable[[], Any]] = {}
         self._lock = threading.Lock()
 
@@ -206,6 +208,7 @@ class Drafter:
                 "task": "isomorphic_item",
                 "untrusted_item": item.question,
                 "untrusted_reference": item.reference,
+                **self._errors(),
             },
             IsomorphicItem,
             "reprobe",
@@ -221,6 +224,7 @@ class Drafter:
             "untrusted_reference": item.reference,
             "rules": "4 options of balanced length and shape; one correct; no all/none of the "
             "above; no negatives; the key must not echo the question's words",
+            **self._errors(),
         }
         if problems:
             data["untrusted_options"] = " | ".join(item.options)
@@ -234,6 +238,9 @@ class Drafter:
             if problems
             else "rewritten by the model from a bank item that failed the quiz rules",
         )
+
+    def _errors(self) -> dict[str, list[dict[str, str]]]:
+        return {"untrusted_common_errors": self.common_errors} if self.common_errors else {}
 
     def grade(self, item: Presented, answer: str) -> bool | None:
         """The model's grade of a free-recall answer against the reference; None when it cannot

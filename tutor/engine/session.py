@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from learning_system.curriculum import Curriculum, Lesson
 from learning_system.store import Store
+from tutor.dossier.distractors import common_errors
 from tutor.dossier.teaching import PackAtStart, pack_at_start, session_packs
 from tutor.engine.context import LessonContext
 from tutor.engine.gatekeeper import Gatekeeper
@@ -78,6 +79,8 @@ class Session:
             drafter.activity = self.activity
         learner, evidence = session_learner(store, curriculum, lesson)
         pack, prerequisite_packs = session_packs(store, curriculum, lesson, self.journal.memo)
+        if drafter is not None:  # its choice items may take distractors from the pack's errors
+            drafter.common_errors = common_errors(pack)
         self.context = LessonContext(
             session_id=session_id,
             lesson=lesson,

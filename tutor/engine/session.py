@@ -77,26 +77,7 @@ class Session:
             gate.reuse(session_id)
         if drafter is not None:
             drafter.activity = self.activity
-        learner, evidence = session_learner(store, curriculum, lesson)
-        pack, prerequisite_packs = session_packs(store, curriculum, lesson, self.journal.memo)
-        if drafter is not None:  # its choice items may take distractors from the pack's errors
-            drafter.common_errors = common_errors(pack)
-        self.context = LessonContext(
-            session_id=session_id,
-            lesson=lesson,
-            curriculum=curriculum,
-            digest=digest,
-            gate=gate,
-            journal=self.journal,
-            drafter=drafter,
-            pack=pack,
-            prerequisite_packs=prerequisite_packs,
-            earlier_errors=tuple(
-                self.journal.memo("earlier_errors", lambda: [*evidence.error_types])
-            ),
-            learner=learner,
-            evidence=evidence,
-        )
+        self.context = self._context(gate, drafter)
         self._gen = lesson_script(self.context)
         watchdog = self._watchdog()  # the first screen is held to the same wait as any other
         try:
@@ -106,6 +87,29 @@ class Session:
                 watchdog.cancel()
         self.held: Action | None = self._held(events)
         self._save(self._status())
+
+    def _context(self, gate: Gatekeeper, drafter: Drafter | None) -> LessonContext:
+        """The lesson's context: the learner, and the knowledge packs as the session started."""
+        store, curriculum, lesson = self.store, self.curriculum, self.lesson
+        learner, evidence = session_learner(store, curriculum, lesson)
+        pack, prerequisite_packs = session_packs(store, curriculum, lesson, self.journal.memo)
+        if drafter is not None:  # its choice items may take distractors from the pack's errors
+            drafter.common_errors = common_errors(pack)
+        earlier = self.journal.memo("earlier_errors", lambda: [*evidence.error_types])
+        return LessonContext(
+            session_id=self.id,
+            lesson=lesson,
+            curriculum=curriculum,
+            digest=self.digest,
+            gate=gate,
+            journal=self.journal,
+            drafter=drafter,
+            pack=pack,
+            prerequisite_packs=prerequisite_packs,
+            earlier_errors=tuple(earlier),
+            learner=learner,
+            evidence=evidence,
+        )
 
     def _replay(self, events: list[dict[str, Any]]) -> Prompt:
         """The first prompt, then the recorded actions replayed: the prompt the learner left."""

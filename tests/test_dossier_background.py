@@ -11,6 +11,7 @@ from conftest import write_tiny_curriculum
 from test_engine_api import scripted
 
 from learning_system.curriculum import load_curriculum
+from tutor.dossier.report import BUILD_IT, BUILDING
 from tutor.dossier.status import lesson_pack
 from tutor.dossier.units import lesson_source
 from tutor.engine.drafter import Drafter
@@ -65,6 +66,7 @@ def test_taking_a_lesson_builds_its_pack_in_the_background_and_the_first_screen_
         session = start(tmp_path, store, srv)
         try:
             assert session.pack.build is not None
+            assert session.pack.lines == [f"knowledge pack: not built ({BUILDING})"]
             assert model.asked.wait(WAIT)  # the build is under way, its reply held back...
             assert session.prompt.kind != "done"  # ...and the first screen is already there
             assert state(store, session) == "none"
@@ -114,6 +116,7 @@ def test_no_build_without_a_model_or_with_the_scouts_model_work_off(tmp_path, st
     with ModelServer(default=PackModel()) as srv:
         offline = start(tmp_path / "again", store, srv, offline=True)
         assert offline.pack.build is None
+        assert offline.pack.lines == [f"knowledge pack: not built ({BUILD_IT})"]
         offline.close()
         assert srv.chat_requests == [] or all(
             not request_data(r.body)[0].startswith("pack_") for r in srv.chat_requests

@@ -100,7 +100,7 @@ async def test_in_the_app_the_notice_is_on_the_sources_screen_only(home):
 
 
 def test_pack_lines_show_the_state_and_blocking_gaps_only():
-    from tutor.dossier.report import pack_lines
+    from tutor.dossier.report import BUILD_IT, BUILDING, pack_lines
     from tutor.dossier.status import LessonPack
 
     gaps = [
@@ -113,7 +113,10 @@ def test_pack_lines_show_the_state_and_blocking_gaps_only():
     assert lines[1] == "  gap: 'Part' (lines 0-1 of en.md, u0)"
     assert len(lines) == 1 + 5 + 1 and "2 more" in lines[-1]
     assert not any("e1" in line for line in lines)
-    assert pack_lines(LessonPack("P1 L02", "stale"), building=True) == [
+    assert pack_lines(LessonPack("P1 L02", "stale"), later=BUILDING) == [
         "knowledge pack: stale (building it in the background for your next session)"
+    ]
+    assert pack_lines(LessonPack("P1 L02", "none"), later=BUILD_IT) == [
+        "knowledge pack: not built (`tutor dossier build` builds it)"
     ]
     assert pack_lines(LessonPack("P1 L02", "none"), OFFLINE_LESSON) == [OFFLINE_LESSON]

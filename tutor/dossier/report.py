@@ -79,17 +79,21 @@ def status_table(rows: list[tuple[LessonPack, str]], now: datetime | None = None
 GAPS_SHOWN = 5
 
 
-def pack_lines(pack: LessonPack, notice: str | None = None, building: bool = False) -> list[str]:
-    """What the app's sources screen says of the lesson's pack: its state and, when it needs
-    review, its blocking gaps only (the other problems are counted, `tutor dossier status` has
-    them all); then the lesson's notice, if any."""
+BUILDING = "building it in the background for your next session"
+BUILD_IT = "`tutor dossier build` builds it"
+
+
+def pack_lines(pack: LessonPack, notice: str | None = None, later: str = "") -> list[str]:
+    """What the app's sources screen says of the lesson's pack: its state (with `later`: what
+    will make it, when it is not ready) and, when it needs review, its blocking gaps only (the
+    other problems are counted, `tutor dossier status` has them all); then the lesson's notice,
+    if any."""
     state = "not built" if pack.state == "none" else pack.state
     said = [notice] if notice else []
     if pack.state == "none" and said:
         return said
     if pack.state != "review_required":
-        later = " (building it in the background for your next session)" if building else ""
-        return [f"knowledge pack: {state}{later}", *said]
+        return [f"knowledge pack: {state}" + (f" ({later})" if later else ""), *said]
     gaps = [p for p in pack.problems if p.startswith("gap: ")]
     rest = len(pack.problems) - len(gaps)
     head = f"knowledge pack: review_required — {len(gaps)} blocking gap{'s' * (len(gaps) != 1)}"

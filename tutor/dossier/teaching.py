@@ -48,7 +48,7 @@ def pack_at_start(
     model is configured). The notice is said only when no model is configured and the lesson
     has no usable pack (a pack built earlier is still used)."""
     from tutor.dossier.background import KEPT, build_after_scout
-    from tutor.dossier.report import pack_lines
+    from tutor.dossier.report import BUILD_IT, BUILDING, pack_lines
     from tutor.dossier.status import lesson_pack
     from tutor.dossier.units import lesson_source
 
@@ -56,8 +56,10 @@ def pack_at_start(
     notice = OFFLINE_LESSON if not configured and pack is None else None
     state = lesson_pack(store, lesson_source(lesson, curriculum))
     started = build_after_scout(store, curriculum, lesson, provider) if build else None
-    building = started is not None and state.state not in KEPT
-    return PackAtStart(started, notice, pack_lines(state, notice, building))
+    later = ""
+    if configured and state.state not in KEPT:
+        later = BUILDING if started is not None else BUILD_IT
+    return PackAtStart(started, notice, pack_lines(state, notice, later))
 
 
 def lesson_pack_for(store: Store, curriculum: Curriculum, lesson: Lesson) -> KnowledgePack | None:

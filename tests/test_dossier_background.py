@@ -65,13 +65,13 @@ def test_taking_a_lesson_builds_its_pack_in_the_background_and_the_first_screen_
     with ModelServer(default=model) as srv:
         session = start(tmp_path, store, srv)
         try:
-            assert session.pack.build is not None
-            assert session.pack.lines == [f"knowledge pack: not built ({BUILDING})"]
+            assert session.pack_start.build is not None
+            assert session.pack_start.lines == [f"knowledge pack: not built ({BUILDING})"]
             assert model.asked.wait(WAIT)  # the build is under way, its reply held back...
             assert session.prompt.kind != "done"  # ...and the first screen is already there
             assert state(store, session) == "none"
             model.release.set()
-            assert session.pack.build.wait(WAIT)
+            assert session.pack_start.build.wait(WAIT)
             assert state(store, session) == "ready"
             assert session.context.pack is None  # the session keeps the pack it started with
         finally:
@@ -90,7 +90,7 @@ def test_a_ready_pack_is_not_rebuilt_when_the_lesson_is_taken_again(tmp_path, st
     with ModelServer(default=model) as srv:
         for _ in range(2):
             session = start(tmp_path, store, srv)
-            assert session.pack.build is not None and session.pack.build.wait(WAIT)
+            assert session.pack_start.build is not None and session.pack_start.build.wait(WAIT)
             session.close()
             assert state(store, session) == "ready"
     assert model.tasks.count("pack_extract") == 1
@@ -102,7 +102,7 @@ def test_closing_the_session_stops_a_build_in_flight_and_writes_nothing(tmp_path
         session = start(tmp_path, store, srv)
         assert model.asked.wait(WAIT)
         session.close()  # returns although the model has not answered
-        assert session.pack.build is not None and session.pack.build.result is None
+        assert session.pack_start.build is not None and session.pack_start.build.result is None
         model.release.set()
     source = lesson_source(session.lesson, session.curriculum)
     assert store.packs.of_lesson(source.curriculum, LESSON) == []
@@ -111,12 +111,12 @@ def test_closing_the_session_stops_a_build_in_flight_and_writes_nothing(tmp_path
 def test_no_build_without_a_model_or_with_the_scouts_model_work_off(tmp_path, store):
     curriculum = load_curriculum(write_tiny_curriculum(tmp_path / "course", []))
     session = Session.start(store, curriculum, curriculum.lesson(LESSON), offline=False)
-    assert session.pack.build is None
+    assert session.pack_start.build is None
     session.close()
     with ModelServer(default=PackModel()) as srv:
         offline = start(tmp_path / "again", store, srv, offline=True)
-        assert offline.pack.build is None
-        assert offline.pack.lines == [f"knowledge pack: not built ({BUILD_IT})"]
+        assert offline.pack_start.build is None
+        assert offline.pack_start.lines == [f"knowledge pack: not built ({BUILD_IT})"]
         offline.close()
         assert srv.chat_requests == [] or all(
             not request_data(r.body)[0].startswith("pack_") for r in srv.chat_requests
@@ -127,7 +127,7 @@ def test_a_failed_background_build_leaves_the_lesson_going(tmp_path, store):
     with ModelServer(default=Reply.error(500)) as srv:
         session = start(tmp_path, store, srv)
         try:
-            assert session.pack.build is not None and session.pack.build.wait(WAIT)
+            assert session.pack_start.build is not None and session.pack_start.build.wait(WAIT)
             assert state(store, session) == "failed"
             for _ in range(5):  # the lesson goes on from its digest
                 before = session.prompt.message_id

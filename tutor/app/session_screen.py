@@ -297,7 +297,7 @@ class SessionScreen(ReportingScreen):
         self.query_one("#position", Static).update("sources")
         if digest:
             self.query_one("#status", Static).update("")
-        pack = getattr(self.session, "pack", None) if digest else None
+        pack = getattr(self.session, "pack_start", None) if digest else None
         await self._body(
             Static(safe("The lesson's sources", "bold")),
             Static(table),

@@ -78,7 +78,10 @@ def run_plain(args: argparse.Namespace) -> int:
             + (f" · resuming at {session.prompt.position}" if session.resumed else "")
         )
         if not session.resumed:
-            for line in (sources_summary(session.digest, session.lesson.id), session.pack.notice):
+            for line in (
+                sources_summary(session.digest, session.lesson.id),
+                session.pack_start.notice,
+            ):
                 if line:
                     print(line, file=sys.stderr)
         try:

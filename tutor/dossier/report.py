@@ -76,9 +76,7 @@ def status_table(rows: list[tuple[LessonPack, str]], now: datetime | None = None
     return "\n".join(lines)
 
 
-GAPS_SHOWN = 5
-
-
+GAPS_SHOWN = 5  # blocking gaps the sources screen lists
 BUILDING = "building it in the background for your next session"
 BUILD_IT = "`tutor dossier build` builds it"
 

@@ -57,7 +57,9 @@ class Session:
         self.digest = digest
         self.drafter = drafter
         self.resumed = False
-        self.pack = PackAtStart()  # a new lesson's: its build meanwhile, notice, sources lines
+        self.pack_start = (
+            PackAtStart()
+        )  # a new lesson's: its build meanwhile, notice, sources lines
         self.activity = activity or Activity()
         self.title = f"{lesson.id} {lesson.title}"
         self._acting = threading.Lock()
@@ -177,7 +179,7 @@ class Session:
             model_notes_later(store, curriculum, lesson, provider, drafter)
         session = cls(store, curriculum, lesson, session_id, digest, provider, drafter, activity)
         # after the first screen, so that screen never waits for the pack's build
-        session.pack = pack_at_start(
+        session.pack_start = pack_at_start(
             store, curriculum, lesson, provider, session.context.pack, build=model_work
         )
         return session
@@ -268,8 +270,8 @@ class Session:
     def close(self) -> None:
         """Stop background work (drafts, verifications); safe to call more than once."""
         self.activity.cancel()
-        if self.pack.build is not None:
-            self.pack.build.cancel()
+        if self.pack_start.build is not None:
+            self.pack_start.build.cancel()
         if self.drafter is not None:
             self.drafter.close()
 

@@ -181,3 +181,46 @@ def test_a_prerequisite_the_probe_found_a_gap_in_adds_its_invariants(store, cour
     assert solid and not any(first_fact in e for e in solid)
     gap = excerpts_of_a_lesson(store, course, learner(wrong=True, error_type="4"))
     assert any(first_fact in e for e in gap)
+
+
+def failing_evidence(body: dict) -> Reply:
+    """PASSING, except that an answer to a pack's evidence checkpoint is graded wrong."""
+    skill, _, data = parts(body)
+    if skill == "grader" and EVIDENCE in unmark(str(data.get("question", ""))):
+        return Reply.json({"passed": False, "explanation": "it misses the point"})
+    kind, value = PASSING(body)
+    return Reply.json(value) if kind == "json" else Reply.error(500)
+
+
+def test_a_resumed_lesson_selects_as_it_did_and_redrafts_no_step(store, course):
+    """The error types a step's selection follows are those at the first step, kept in the
+    log: a slip at a later checkpoint changes no step's selection, then or on resume."""
+    assert build(store, course, PackModel(errors=3)) == "ready"
+    act = learner(wrong=False, error_type="2")
+    with ModelServer() as srv:
+        srv.always(failing_evidence)
+        provider = loopback_provider(store, srv.base_url)
+        session = Session.start(
+            store,
+            course,
+            course.lesson(LESSON),
+            provider=provider,
+            drafter=Drafter(provider),
+            offline=True,
+        )
+        slipped = False
+        while not (slipped and session.prompt.stage == "teach" and session.prompt.kind == "read"):
+            slipped = slipped or session.prompt.kind == "error_type"
+            session.act(act(session.prompt))
+        shown = session.prompt.content
+        session.pause()
+        session.close()
+        drafted = step_excerpts([r.body for r in srv.chat_requests])
+        resumed = Session.resume(
+            store, course, store.session(session.id), provider=provider, drafter=Drafter(provider)
+        )
+        resumed.close()
+        assert resumed.prompt.content == shown
+        excerpts = step_excerpts([r.body for r in srv.chat_requests])
+    assert errors_in(drafted) == 1  # no slip before the first step
+    assert excerpts == drafted  # the replay found its drafts: the same selections

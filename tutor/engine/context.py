@@ -55,10 +55,8 @@ class LessonContext:
     journal: Journal
     drafter: Drafter | None = None
     pack: KnowledgePack | None = None  # the lesson's ready knowledge pack (tutor/dossier)
-    # the prerequisites' ready packs (by lesson id), and the error types of the learner's
-    # mistakes before this session (newest first), both as the session started
+    # the prerequisites' ready packs (by lesson id), as the session started
     prerequisite_packs: dict[str, KnowledgePack] = field(default_factory=dict)
-    earlier_errors: tuple[str, ...] = ()
     learner: Declared | None = None  # None: steps are planned unpersonalised
     evidence: Evidence = field(default_factory=Evidence)
     asked: set[str] = field(default_factory=set)

@@ -97,7 +97,6 @@ class Session:
         pack, prerequisite_packs = session_packs(store, curriculum, lesson, self.journal.memo)
         if drafter is not None:  # its choice items may take distractors from the pack's errors
             drafter.common_errors = common_errors(pack)
-        earlier = self.journal.memo("earlier_errors", lambda: [*evidence.error_types])
         return LessonContext(
             session_id=self.id,
             lesson=lesson,
@@ -108,7 +107,6 @@ class Session:
             drafter=drafter,
             pack=pack,
             prerequisite_packs=prerequisite_packs,
-            earlier_errors=tuple(earlier),
             learner=learner,
             evidence=evidence,
         )

@@ -168,17 +168,17 @@ GAP_VERDICTS = ("unknown", "unstable")  # a probe verdict that found a gap
 
 
 def pack_selection(ctx: LessonContext, step: Step) -> Selection | None:
-    """What a step of the lesson's own sections takes from its ready pack, filtered by the
-    learner's recent error types — this session's mistakes (newest first), then those before
-    it, as they stand at the first step (kept in the log, so a replay selects the same) — and
-    with the invariants of each prerequisite the probe found a gap in."""
+    """What a step of the lesson's own sections takes from its ready pack: filtered by the
+    learner's recent error types — this session's mistakes (newest first), then the store's
+    from before it — as they stand at the first selection (kept in the log, so a replay
+    selects the same), with the invariants of each prerequisite the probe found a gap in."""
     if step.lesson is not ctx.lesson or ctx.pack is None:
         return None
     from tutor.engine.projection import RECENT_MISTAKES
 
     recent = ctx.journal.memo(
         "pack:recent_errors",
-        lambda: [*reversed(ctx.journal.error_types), *ctx.earlier_errors][:RECENT_MISTAKES],
+        lambda: [*reversed(ctx.journal.error_types), *ctx.evidence.error_types][:RECENT_MISTAKES],
     )
     gaps = {
         lesson_id: pack

@@ -38,6 +38,7 @@ README_TEXT = (
     "- [Learning records](learning-records.md)\n"
     "- [Session notes](session-notes.md)\n"
     "- Knowledge pages: the `knowledge/` folder, one page per concept\n"
+    "- Knowledge packs: the `packs/` folder, one page per lesson with a ready pack\n"
 )
 KNOWLEDGE_DIR = "knowledge"
 STATUS_ORDER = {"developing": 0, "held": 1, "advanced": 2}
@@ -488,6 +489,10 @@ def render_views(store: Store) -> dict[str, str]:
         files[f"{KNOWLEDGE_DIR}/{knowledge_file_name(row['concept_id'])}"] = render_knowledge_page(
             row
         )
+    from learning_system.pack_views import pack_file_name, render_pack
+
+    for pack in store.packs.ready():
+        files[pack_file_name(pack)] = render_pack(pack)
     return {k: v if v.endswith("\n") else v + "\n" for k, v in files.items()}
 
 
@@ -524,10 +529,14 @@ def write_views(store: Store, out: Path | str) -> list[Path]:
             "folder with --out"
         )
     files = render_views(store)
-    (out / KNOWLEDGE_DIR).mkdir(parents=True, exist_ok=True)
+    from learning_system.pack_views import PACKS_DIR
+
+    for folder in (KNOWLEDGE_DIR, PACKS_DIR):
+        (out / folder).mkdir(parents=True, exist_ok=True)
     for rel, text in files.items():
         _write_if_changed(out / rel, text)
-    for stale in (out / KNOWLEDGE_DIR).glob("*.md"):
-        if f"{KNOWLEDGE_DIR}/{stale.name}" not in files:
-            stale.unlink()
+    for folder in (KNOWLEDGE_DIR, PACKS_DIR):
+        for stale in (out / folder).glob("*.md"):
+            if f"{folder}/{stale.name}" not in files:
+                stale.unlink()
     return sorted(out / rel for rel in files)

@@ -127,9 +127,11 @@ def _fill(store: Store) -> None:
     a page fails in SQLite with "database or disk is full", as on a full disk."""
     pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
     store.conn.execute(f"PRAGMA max_page_count = {pages}")
-    with pytest.raises(StoreError):
-        for seq in range(100_000):
-            store.append_event("filler", seq, "memo", {"key": str(seq), "value": "x" * 200})
+    for size in (200, 20, 0):  # smaller rows last: no gap is left that a short event fits in
+        with pytest.raises(StoreError):
+            for seq in range(100_000):
+                payload = {"key": str(seq), "value": "x" * size}
+                store.append_event(f"filler-{size}", seq, "memo", payload)
 
 
 def _free(store: Store) -> None:

@@ -8,12 +8,18 @@ import asyncio
 import shutil
 
 import pytest
+from test_engine_api import scripted
 from test_model_gaps import drafting, parts, run, taught, unmark
 
 from learning_system.curriculum import load_curriculum
 from tutor.config import builtin_course_path
 from tutor.dossier.build import build_pack
-from tutor.dossier.units import lesson_source
+from tutor.dossier.units import lesson_source, split_units
+from tutor.engine.drafter import Drafter
+from tutor.engine.session import Session
+from tutor.engine.turns import Action
+from tutor.llm import make_provider
+from tutor.llm.recorder import StoreRecorder
 from tutor.testing.fixtures import fast_settings
 from tutor.testing.model_server import ModelServer, Reply
 from tutor.testing.pack_model import PackModel
@@ -31,13 +37,17 @@ def course(tmp_path):
     return load_curriculum(root)
 
 
-def build(store, course, answer) -> str:
-    lesson = course.lesson(LESSON)
+def build(store, course, answer, lesson: str = LESSON) -> str:
+    lesson = course.lesson(lesson)
     source = lesson_source(lesson, course)
     with ModelServer() as srv:
         srv.always(answer)
         settings = fast_settings(srv.base_url, timeout=5)
         return asyncio.run(build_pack(store, source, lesson.title, settings)).state
+
+
+def loopback_provider(store, base_url: str):
+    return make_provider(fast_settings(base_url, timeout=5), StoreRecorder(store))
 
 
 def lesson_bodies(store, course) -> tuple[list[dict], list]:
@@ -109,3 +119,108 @@ def test_a_resumed_session_does_not_use_a_pack_that_changed_since_it_started(sto
     fresh = Session.start(store, course, course.lesson(LESSON))
     assert fresh.context.pack is not None and fresh.context.pack.sha256 != first.sha256
     fresh.close()
+
+
+# -- selection by the learner's recent error types and the probe's gaps -------------------------
+def learner(wrong: bool, error_type: str):
+    """Answers the probe wrong (or right) and attributes each mistake to `error_type` (1-4)."""
+
+    def act(prompt):
+        if prompt.kind == "error_type":
+            return Action(kind="error_type", value=error_type, text="as it happened")
+        return scripted(prompt, wrong=wrong and prompt.stage == "probe")
+
+    return act
+
+
+def excerpts_of_a_lesson(store, course, act) -> list[str]:
+    with ModelServer() as srv:
+        srv.always(
+            lambda body: (
+                Reply.json(PASSING(body)[1]) if PASSING(body)[0] == "json" else Reply.error(500)
+            )
+        )
+        session = Session.start(
+            store,
+            course,
+            course.lesson(LESSON),
+            provider=(provider := loopback_provider(store, srv.base_url)),
+            drafter=Drafter(provider),
+            offline=True,
+        )
+        try:
+            for _ in range(400):
+                if session.done:
+                    break
+                session.act(act(session.prompt))
+        finally:
+            session.close()
+        return step_excerpts([r.body for r in srv.chat_requests])
+
+
+def errors_in(excerpts: list[str]) -> int:
+    return max(e.count("[error] ") for e in excerpts)
+
+
+def test_recent_deviation_errors_bring_more_of_the_steps_common_errors(store, course):
+    assert build(store, course, PackModel(errors=3)) == "ready"
+    right = excerpts_of_a_lesson(store, course, learner(wrong=False, error_type="2"))
+    assert errors_in(right) == 1
+    slipped = excerpts_of_a_lesson(store, course, learner(wrong=True, error_type="2"))
+    assert errors_in(slipped) == 3
+
+
+def test_a_prerequisite_the_probe_found_a_gap_in_adds_its_invariants(store, course):
+    assert build(store, course, PackModel()) == "ready"
+    assert build(store, course, PackModel(), lesson="P1 L01") == "ready"
+    prereq = lesson_source(course.lesson("P1 L01"), course)
+    first_fact = "[invariant] " + next(
+        u.text.strip().splitlines()[0] for u in split_units(prereq) if not u.text.startswith("`")
+    )
+    solid = excerpts_of_a_lesson(store, course, learner(wrong=False, error_type="4"))
+    assert solid and not any(first_fact in e for e in solid)
+    gap = excerpts_of_a_lesson(store, course, learner(wrong=True, error_type="4"))
+    assert any(first_fact in e for e in gap)
+
+
+def failing_evidence(body: dict) -> Reply:
+    """PASSING, except that an answer to a pack's evidence checkpoint is graded wrong."""
+    skill, _, data = parts(body)
+    if skill == "grader" and EVIDENCE in unmark(str(data.get("question", ""))):
+        return Reply.json({"passed": False, "explanation": "it misses the point"})
+    kind, value = PASSING(body)
+    return Reply.json(value) if kind == "json" else Reply.error(500)
+
+
+def test_a_resumed_lesson_selects_as_it_did_and_redrafts_no_step(store, course):
+    """The error types a step's selection follows are those at the first step, kept in the
+    log: a slip at a later checkpoint changes no step's selection, then or on resume."""
+    assert build(store, course, PackModel(errors=3)) == "ready"
+    act = learner(wrong=False, error_type="2")
+    with ModelServer() as srv:
+        srv.always(failing_evidence)
+        provider = loopback_provider(store, srv.base_url)
+        session = Session.start(
+            store,
+            course,
+            course.lesson(LESSON),
+            provider=provider,
+            drafter=Drafter(provider),
+            offline=True,
+        )
+        slipped = False
+        while not (slipped and session.prompt.stage == "teach" and session.prompt.kind == "read"):
+            slipped = slipped or session.prompt.kind == "error_type"
+            session.act(act(session.prompt))
+        shown = session.prompt.content
+        session.pause()
+        session.close()
+        drafted = step_excerpts([r.body for r in srv.chat_requests])
+        resumed = Session.resume(
+            store, course, store.session(session.id), provider=provider, drafter=Drafter(provider)
+        )
+        resumed.close()
+        assert resumed.prompt.content == shown
+        excerpts = step_excerpts([r.body for r in srv.chat_requests])
+    assert errors_in(drafted) == 1  # no slip before the first step
+    assert excerpts == drafted  # the replay found its drafts: the same selections

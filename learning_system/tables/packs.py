@@ -58,3 +58,15 @@ class Packs(Table):
             (curriculum,),
         )
         return cast("list[PackRow]", rows)
+
+    def ready(self) -> list[PackRow]:
+        """The newest `ready` build of each lesson of each curriculum, by curriculum and lesson
+        (whether its source has changed since is the caller's to tell)."""
+        rows = self.store.rows(
+            f"SELECT {_COLUMNS} FROM knowledge_packs WHERE state = 'ready' "
+            "ORDER BY curriculum, lesson_id, built_at DESC, id"
+        )
+        newest: dict[tuple[str, str], PackRow] = {}
+        for row in cast("list[PackRow]", rows):
+            newest.setdefault((row["curriculum"], row["lesson_id"]), row)
+        return list(newest.values())

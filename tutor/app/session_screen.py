@@ -251,7 +251,8 @@ class SessionScreen(ReportingScreen):
             return
         self.query_one("#title", Static).update(safe(self.session.title, "bold"))
         digest = getattr(self.session, "digest", None)
-        if digest and not getattr(self.session, "resumed", False) and digest.get("sources"):
+        resumed = getattr(self.session, "resumed", False)
+        if digest and not resumed and digest.get("sources"):
             self.stage = "scout"
             self.busy = False
             await self.show_scout(waiting=False, digest=digest)
@@ -298,9 +299,11 @@ class SessionScreen(ReportingScreen):
         self.query_one("#position", Static).update("sources")
         if digest:
             self.query_one("#status", Static).update("")
+        pack = getattr(self.session, "pack_start", None) if digest else None
         await self._body(
             Static(safe("The lesson's sources", "bold")),
             Static(table),
+            *(Static(safe(line), classes="muted") for line in (pack.lines if pack else [])),
             Static(safe(hint), classes="muted"),
         )
         self.refresh_bindings()

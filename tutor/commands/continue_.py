@@ -77,9 +77,13 @@ def run_plain(args: argparse.Namespace) -> int:
             f"{curriculum.name} · {session.title}"
             + (f" · resuming at {session.prompt.position}" if session.resumed else "")
         )
-        summary = None if session.resumed else sources_summary(session.digest, session.lesson.id)
-        if summary:
-            print(summary, file=sys.stderr)
+        if not session.resumed:
+            for line in (
+                sources_summary(session.digest, session.lesson.id),
+                session.pack_start.notice,
+            ):
+                if line:
+                    print(line, file=sys.stderr)
         try:
             drive(io, session)
         except Paused:

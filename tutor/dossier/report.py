@@ -3,6 +3,7 @@ within 80 columns."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 from tutor.dossier.build import BuildResult
@@ -73,3 +74,42 @@ def status_table(rows: list[tuple[LessonPack, str]], now: datetime | None = None
         elif pack.state == "failed" and pack.error:
             lines += ["", _fit(f"{pack.lesson_id} failed: {pack.error}")]
     return "\n".join(lines)
+
+
+GAPS_SHOWN = 5  # blocking gaps the sources screen lists
+BUILDING = "building it in the background for your next session"
+BUILD_IT = "`tutor dossier build` builds it"
+
+
+def pack_lines(pack: LessonPack, notice: str | None = None, later: str = "") -> list[str]:
+    """What the app's sources screen says of the lesson's pack: its state (with `later`: what
+    will make it, when it is not ready) and, when it needs review, its blocking gaps only (the
+    other problems are counted, `tutor dossier status` has them all); then the lesson's notice,
+    if any."""
+    state = "not built" if pack.state == "none" else pack.state
+    said = [notice] if notice else []
+    if pack.state == "none" and said:
+        return said
+    if pack.state != "review_required":
+        return [f"knowledge pack: {state}" + (f" ({later})" if later else ""), *said]
+    gaps = [p for p in pack.problems if p.startswith("gap: ")]
+    rest = len(pack.problems) - len(gaps)
+    head = f"knowledge pack: review_required — {len(gaps)} blocking gap{'s' * (len(gaps) != 1)}"
+    head += f" and {rest} other problem{'s' * (rest != 1)}" if rest else ""
+    lines = [head + "; taught from the digest", *(_short_gap(g) for g in gaps[:GAPS_SHOWN])]
+    if len(gaps) > GAPS_SHOWN:
+        lines.append(f"  … and {len(gaps) - GAPS_SHOWN} more: `tutor dossier status`")
+    return lines + said
+
+
+_GAP = re.compile(r"gap: unit (\S+) \((\S+) lines (\d+)-(\d+), (.+)\) is covered by no atom")
+
+
+def _short_gap(problem: str) -> str:
+    """A gap as one short line: its section, lines and unit (the file is the lesson's)."""
+    found = _GAP.fullmatch(problem)
+    if found is None:
+        return f"  {problem}"
+    unit, path, start, end, section = found.groups()
+    lines = f"line {start}" if start == end else f"lines {start}-{end}"
+    return f"  gap: {section} ({lines} of {path.rsplit('/', 1)[-1]}, {unit})"

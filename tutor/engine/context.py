@@ -36,6 +36,11 @@ class Journal(Protocol):
 
     def record(self, record: Record) -> None: ...
 
+    @property
+    def error_types(self) -> list[str]:
+        """The error types of the mistakes recorded this session, in order."""
+        ...
+
 
 @dataclass
 class LessonContext:
@@ -50,6 +55,8 @@ class LessonContext:
     journal: Journal
     drafter: Drafter | None = None
     pack: KnowledgePack | None = None  # the lesson's ready knowledge pack (tutor/dossier)
+    # the prerequisites' ready packs (by lesson id), as the session started
+    prerequisite_packs: dict[str, KnowledgePack] = field(default_factory=dict)
     learner: Declared | None = None  # None: steps are planned unpersonalised
     evidence: Evidence = field(default_factory=Evidence)
     asked: set[str] = field(default_factory=set)

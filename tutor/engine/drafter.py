@@ -88,6 +88,8 @@ class Drafter:
         self._futures: dict[str, Future[Any]] = {}
         # progress, and the learner quitting: the session's, once it opens
         self.activity: Activity | None = None
+        # the lesson's common errors, offered as distractors (tutor.dossier.distractors)
+        self.common_errors: list[dict[str, str]] = []
         self._work: dict[str, Callable[[], Any]] = {}
         self._lock = threading.Lock()
 
@@ -216,6 +218,7 @@ class Drafter:
                 "task": "isomorphic_item",
                 "untrusted_item": item.question,
                 "untrusted_reference": item.reference,
+                **self._errors(),
             },
             IsomorphicItem,
             "reprobe",
@@ -229,6 +232,7 @@ class Drafter:
             "task": "rewrite_item",
             "untrusted_item": item.question,
             "untrusted_reference": item.reference,
+            **self._errors(),
         }
         if problems:
             data["untrusted_options"] = " | ".join(item.options)
@@ -255,12 +259,16 @@ class Drafter:
                     {"id": p.id, "untrusted_item": p.question, "untrusted_reference": p.reference}
                     for p in items
                 ],
+                **self._errors(),
             },
             RewrittenItems,
             "rewrite",
         )
         given = {m.id: m for m in made.items} if made is not None else {}
         return {p.id: _fair_mcq(given.get(p.id), p, p.id, FAILED_RULES) for p in items}
+
+    def _errors(self) -> dict[str, list[dict[str, str]]]:
+        return {"untrusted_common_errors": self.common_errors} if self.common_errors else {}
 
     def grade(self, item: Presented, answer: str) -> bool | None:
         """The model's grade of a free-recall answer against the reference; None when it cannot

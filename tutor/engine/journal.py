@@ -35,6 +35,7 @@ class SessionJournal:
         self._seq = (self.events[-1]["seq"] + 1) if self.events else 0
         self._notes = 0
         self._lock = threading.Lock()
+        self.error_types: list[str] = []  # of this session's mistakes, in order (replay too)
         self.replaying = any(e["kind"] == "action" for e in self.events)
 
     def replayed(self) -> None:
@@ -120,6 +121,7 @@ class SessionJournal:
         )
 
     def _mistake(self, m: Mistake) -> None:
+        self.error_types.append(m.error_type)
         a, item = m.answer, m.answer.item
         ledger.record_mistake(
             self.store,

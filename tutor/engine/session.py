@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from learning_system.curriculum import Curriculum, Lesson
 from learning_system.store import Store
+from tutor.dossier.distractors import common_errors
+from tutor.dossier.teaching import PackAtStart, pack_at_start, session_packs
 from tutor.engine.context import LessonContext
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.journal import SessionJournal
@@ -29,7 +31,6 @@ from tutor.engine.sources import gate_digest, lesson_digest, model_notes_later
 from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
 
 if TYPE_CHECKING:
-    from tutor.dossier.model import KnowledgePack
     from tutor.engine.drafter import Drafter
 
 
@@ -56,6 +57,9 @@ class Session:
         self.digest = digest
         self.drafter = drafter
         self.resumed = False
+        self.pack_start = (
+            PackAtStart()
+        )  # a new lesson's: its build meanwhile, notice, sources lines
         self.activity = activity or Activity()
         self.title = f"{lesson.id} {lesson.title}"
         self._acting = threading.Lock()
@@ -75,19 +79,7 @@ class Session:
             gate.reuse(session_id)
         if drafter is not None:
             drafter.activity = self.activity
-        learner, evidence = session_learner(store, curriculum, lesson)
-        self.context = LessonContext(
-            session_id=session_id,
-            lesson=lesson,
-            curriculum=curriculum,
-            digest=digest,
-            gate=gate,
-            journal=self.journal,
-            drafter=drafter,
-            pack=self._pack(),
-            learner=learner,
-            evidence=evidence,
-        )
+        self.context = self._context(gate, drafter)
         self._gen = lesson_script(self.context)
         watchdog = self._watchdog()  # the first screen is held to the same wait as any other
         try:
@@ -97,6 +89,27 @@ class Session:
                 watchdog.cancel()
         self.held: Action | None = self._held(events)
         self._save(self._status())
+
+    def _context(self, gate: Gatekeeper, drafter: Drafter | None) -> LessonContext:
+        """The lesson's context: the learner, and the knowledge packs as the session started."""
+        store, curriculum, lesson = self.store, self.curriculum, self.lesson
+        learner, evidence = session_learner(store, curriculum, lesson)
+        pack, prerequisite_packs = session_packs(store, curriculum, lesson, self.journal.memo)
+        if drafter is not None:  # its choice items may take distractors from the pack's errors
+            drafter.common_errors = common_errors(pack)
+        return LessonContext(
+            session_id=self.id,
+            lesson=lesson,
+            curriculum=curriculum,
+            digest=self.digest,
+            gate=gate,
+            journal=self.journal,
+            drafter=drafter,
+            pack=pack,
+            prerequisite_packs=prerequisite_packs,
+            learner=learner,
+            evidence=evidence,
+        )
 
     def _replay(self, events: list[dict[str, Any]]) -> Prompt:
         """The first prompt, then the recorded actions replayed: the prompt the learner left."""
@@ -113,17 +126,6 @@ class Session:
                 self.context.prep.replayed()
             prompt = self._gen.send(action)
         return prompt
-
-    def _pack(self) -> KnowledgePack | None:
-        """The lesson's ready pack, if it is the one the session started with (a pack that
-        changed since is not used: the steps are taught from the digest)."""
-        from tutor.dossier.teaching import lesson_pack_for
-
-        pack = lesson_pack_for(self.store, self.curriculum, self.lesson)
-        if pack is None:
-            return None
-        started = self.journal.memo("pack", lambda: pack.sha256)
-        return pack if pack.sha256 == started else None
 
     def _held(self, events: list[dict[str, Any]]) -> Action | None:
         """Text typed at the current prompt and saved before it was complete (its confidence
@@ -170,9 +172,15 @@ class Session:
             "prior",
             {"digest_id": digest["id"]},
         )
-        if drafter is not None and not offline and not getattr(provider, "offline", True):
+        model_work = drafter is not None and not offline and not getattr(provider, "offline", True)
+        if model_work:
             model_notes_later(store, curriculum, lesson, provider, drafter)
-        return cls(store, curriculum, lesson, session_id, digest, provider, drafter, activity)
+        session = cls(store, curriculum, lesson, session_id, digest, provider, drafter, activity)
+        # after the first screen, so that screen never waits for the pack's build
+        session.pack_start = pack_at_start(
+            store, curriculum, lesson, provider, session.context.pack, build=model_work
+        )
+        return session
 
     @classmethod
     def resume(
@@ -260,6 +268,8 @@ class Session:
     def close(self) -> None:
         """Stop background work (drafts, verifications); safe to call more than once."""
         self.activity.cancel()
+        if self.pack_start.build is not None:
+            self.pack_start.build.cancel()
         if self.drafter is not None:
             self.drafter.close()
 

@@ -188,12 +188,36 @@ def _keeps_facts(made: StepText, plan: StepPlan, step: Step, compiled: StepText)
     return {**compiled, "content": f"{first}\n[{reason}]\n{rest}", "refused": reason}
 
 
+GAP_VERDICTS = ("unknown", "unstable")  # a probe verdict that found a gap
+
+
+def pack_selection(ctx: LessonContext, step: Step) -> Selection | None:
+    """What a step of the lesson's own sections takes from its ready pack: filtered by the
+    learner's recent error types — this session's mistakes (newest first), then the store's
+    from before it — as they stand at the first selection (kept in the log, so a replay
+    selects the same), with the invariants of each prerequisite the probe found a gap in."""
+    if step.lesson is not ctx.lesson or ctx.pack is None:
+        return None
+    from tutor.engine.projection import RECENT_MISTAKES
+
+    recent = ctx.journal.memo(
+        "pack:recent_errors",
+        lambda: [*reversed(ctx.journal.error_types), *ctx.evidence.error_types][:RECENT_MISTAKES],
+    )
+    gaps = {
+        lesson_id: pack
+        for lesson_id, pack in ctx.prerequisite_packs.items()
+        if ctx.verdicts.get(ctx.curriculum.lesson(lesson_id).title) in GAP_VERDICTS
+    }
+    return step_selection(ctx.pack, step.section.title, recent, gaps)
+
+
 def prepare_step(ctx: LessonContext, step: Step, n: int) -> tuple[StepText, Emit | Block]:
     """Draft step n (compiled offline, or by the model) and pass it through fact_check."""
     from tutor.engine.personal import step_plan, text_key
 
     drafter = ctx.drafter
-    chosen = step_selection(ctx.pack, step.section.title) if step.lesson is ctx.lesson else None
+    chosen = pack_selection(ctx, step)
     plan = step_plan(ctx, step, n)
 
     def draft() -> StepText:

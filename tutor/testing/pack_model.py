@@ -6,6 +6,7 @@ with no network, the same every time.
         srv.always(PackModel())                      # every unit covered: `ready`
         srv.always(PackModel(uncovered={"u2"}))      # `review_required`: a gap at u2
         srv.always(PackModel(evidence_to="a999"))    # `review_required`: evidence at no atom
+        srv.always(PackModel(errors=3))              # three `error` atoms per part
 
 `during(body)` runs on every request before the answer (to edit a source mid-build, or to check
 that no store transaction is open). Other requests get 500. Run it alone for a try-out:
@@ -44,6 +45,7 @@ def request_data(body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 class PackModel:
     uncovered: Collection[str] = ()  # unit ids the extract leaves uncovered
     evidence_to: str | None = None  # the atom the evidence proves (default: the first atom)
+    errors: int = 0  # `error` atoms per part, on the part's first unit
     during: Callable[[dict[str, Any]], None] | None = None
     tasks: list[str] = field(default_factory=list)  # the tasks asked, in order
 
@@ -68,7 +70,28 @@ class PackModel:
             atoms.append(
                 {"id": f"a{unit['id']}", "kind": kind, "text": first, "units": [unit["id"]]}
             )
-        return [*atoms, *self.evidence(units, atoms)]
+        return [*atoms, *self.error_atoms(units), *self.evidence(units, atoms)]
+
+    def error_atoms(self, units: list[dict[str, str]]) -> list[dict[str, Any]]:
+        """`errors` common errors per part (`x<unit>_<n>`), each with symptom, cause and
+        correction, on the part's first unit."""
+        firsts: dict[str, str] = {}
+        for unit in units:
+            if unit["id"] not in self.uncovered:
+                firsts.setdefault(unit.get("part", ""), unit["id"])
+        return [
+            {
+                "id": f"x{unit}_{n}",
+                "kind": "error",
+                "text": f"Common error {n} about {part or 'this part'}.",
+                "units": [unit],
+                "symptom": f"answer {n} looks right at first sight",
+                "cause": f"misreading {part or 'this part'} ({n})",
+                "correction": "reread the rule in the lesson",
+            }
+            for part, unit in firsts.items()
+            for n in range(1, self.errors + 1)
+        ]
 
     def evidence(
         self, units: list[dict[str, str]], atoms: list[dict[str, Any]]

@@ -28,10 +28,12 @@ def with_error_distractors(body: dict) -> Reply:
     """PASSING, except that a rewrite takes three wrong options from the common errors sent."""
     _, task, data = parts(body)
     errors = [unmark(e["error"]) for e in data.get("untrusted_common_errors", [])]
-    if task == "rewrite_item" and len(errors) >= 3:
+    if task in ("rewrite_item", "rewrite_items") and len(errors) >= 3:
         key = errors[0].replace("Common error", "Careful rule")  # alike: no answer-free tell
-        options = [key, *errors[:3]]
-        return Reply.json({"question": "Which holds?", "options": options, "correct_index": 0})
+        item = {"question": "Which holds?", "options": [key, *errors[:3]], "correct_index": 0}
+        if task == "rewrite_item":
+            return Reply.json(item)
+        return Reply.json({"items": [{**item, "id": i["id"]} for i in data["items"]]})
     kind, value = PASSING(body)
     return Reply.json(value) if kind == "json" else Reply.error(500)
 
@@ -60,7 +62,10 @@ def take_the_lesson(store, course) -> tuple[list[dict], list]:  # noqa: F811 (th
 
 
 def rewrites(bodies: list[dict]) -> list[dict]:
-    return [parts(b)[2] for b in bodies if parts(b)[2].get("task") == "rewrite_item"]
+    """What each rewrite request (one item, or several together) was sent."""
+    return [
+        parts(b)[2] for b in bodies if parts(b)[2].get("task") in ("rewrite_item", "rewrite_items")
+    ]
 
 
 def test_with_a_ready_pack_rewrites_take_distractors_from_its_errors_and_are_audited(

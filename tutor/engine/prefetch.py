@@ -58,15 +58,16 @@ class Prefetcher:
             return self._pools[strand.name]
 
     def questions(self, strand: Strand) -> tuple[list[Presented], list[list[Presented]]]:
-        """(a batch's choice items, the fill-ups of each of its strands: its free-recall items,
-        then its explain-in-your-own-words item — tutor.engine.probe_budget.fill_ups)."""
+        """(a batch's items the edge search runs over, the fill-ups of each of its strands: its
+        free-recall items, then its explain-in-your-own-words item —
+        tutor.engine.probe_budget.fill_ups)."""
         pool = self.pool(strand)
         recall = [p for p in pool if p.type == "free_recall"]
         fills = [
             probe_budget.fill_ups(g.lesson, recall, probe_items.explain_item(g.lesson))
             for g in strand.members or (strand,)
         ]
-        return probe_items.choices(pool), fills
+        return pool, fills
 
     def quiz_pool(self) -> list[Presented]:
         """The quiz's items from the bank items not asked yet, built once per such set."""
@@ -164,9 +165,9 @@ class Prefetcher:
             return
         strand = batches[n - 1]
 
-        def opening(choice: list[Presented]) -> list[Presented]:
+        def opening(pool: list[Presented]) -> list[Presented]:
             """The batch's first question, then those that may follow it."""
-            groups = probe_items.queues(strand, choice)
+            groups = probe_items.queues(strand, pool)
             searches = [EdgeSearch(len(q)) for q in groups]
             first = probe_budget.pick(searches)
             start = None if first is None else searches[first].next_index()
@@ -176,12 +177,12 @@ class Prefetcher:
 
         def work() -> None:
             before = probe_items.presented(self.ctx, strand)
-            self._rewrites(before)
+            failed = self._rewrites(before)
             # the first question as the items stand before the rewrites, while they are made
-            self.audit_now(opening(probe_items.choices(before))[:1], "probe")
-            choice, fills = self.questions(strand)
-            spare = probe_budget.planned(fills, probe_items.queues(strand, choice))
-            self.audit_now([*opening(choice), *spare], "probe")
+            self.audit_now([p for p in opening(before)[:1] if p not in failed], "probe")
+            pool, fills = self.questions(strand)
+            spare = probe_budget.planned(fills, probe_items.queues(strand, pool))
+            self.audit_now([*opening(pool), *spare], "probe")
 
         drafter.prefetch(f"prepare-probe:{n}", work)
 

@@ -64,16 +64,24 @@ def most_in_doubt(searches: Sequence[EdgeSearch]) -> int:
 
 
 def fill_ups(lesson: Lesson, recall: Sequence[Presented], explain: Presented) -> list[Presented]:
-    """What a strand is asked when its choice items cannot give it MIN_EVIDENCE answers: its
-    lesson's items asked as free recall, then explaining the lesson in one's own words."""
+    """What a strand may be asked beyond its searched items when they cannot give it
+    MIN_EVIDENCE answers: its lesson's items asked as free recall, then explaining the lesson
+    in one's own words (those the search already runs over are left out: `beyond`)."""
     return [p for p in recall if p.lesson_id == lesson.id] + [explain]
+
+
+def beyond(fill: Sequence[Presented], queue: Sequence[Presented]) -> list[Presented]:
+    """A strand's fill-ups that its edge search does not already ask."""
+    return [p for p in fill if p not in queue]
 
 
 def planned(
     fills: Sequence[Sequence[Presented]], queues: Sequence[Sequence[Presented]]
 ) -> list[Presented]:
-    """The fill-ups a batch asks when nothing is withheld: for each strand, as many as its choice
-    items fall short of MIN_EVIDENCE."""
+    """The fill-ups a batch asks when nothing is withheld: for each strand, as many as its
+    searched items fall short of MIN_EVIDENCE."""
     return [
-        p for f, q in zip(fills, queues, strict=True) for p in f[: max(0, MIN_EVIDENCE - len(q))]
+        p
+        for f, q in zip(fills, queues, strict=True)
+        for p in beyond(f, q)[: max(0, MIN_EVIDENCE - len(q))]
     ]

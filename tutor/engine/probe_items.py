@@ -15,16 +15,13 @@ def presented(ctx: LessonContext, strand: Strand) -> list[Presented]:
     return selection.present_strand(strand, ctx.session_id, ctx.curriculum)
 
 
-def choices(pool: list[Presented]) -> list[Presented]:
-    return [p for p in pool if p.type in ("mcq", "numeric")]
-
-
-def queues(strand: Strand, choice: list[Presented]) -> list[list[Presented]]:
-    """The choice items of each group the edge search runs over: one per catch-up member, or
-    the strand's own."""
+def queues(strand: Strand, pool: list[Presented]) -> list[list[Presented]]:
+    """The items of each group the edge search runs over, broad to narrow — choice and free
+    recall alike (a free-recall answer is graded by the program for the search): one group per
+    catch-up member, or the strand's own."""
     if not strand.members:
-        return [choice]
-    return [[p for p in choice if p.lesson_id == m.lesson.id] for m in strand.members]
+        return [pool]
+    return [[p for p in pool if p.lesson_id == m.lesson.id] for m in strand.members]
 
 
 def explain_item(lesson: Lesson) -> Presented:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-from tutor.engine import probe_budget, probe_items
+from tutor.engine import probe_budget, probe_items, selfgrade
 from tutor.engine.asking import ask
 from tutor.engine.context import LessonContext
 from tutor.engine.edge_search import EdgeSearch, ahead
@@ -34,12 +34,16 @@ def run(ctx: LessonContext) -> Script:
         left, strands_left = max(0, left - asked), strands_left - size
 
 
-def _known_now(answer: Answer) -> bool | None:
+def _known_now(answer: Answer) -> bool:
     """What a withheld answer says for the search: right is known (a hunch is re-probed later,
-    and the verdict counts it only then); a pending free recall says nothing yet."""
-    if answer.outcome == "pending":
-        return None
-    return answer.outcome == "correct"
+    and the verdict counts it only then); a free recall not graded yet is known when the program
+    finds that it touches more than half of the reference's key points (the learner or the
+    model grades it with the results)."""
+    item = answer.item
+    if answer.outcome != "pending" or item is None:
+        return answer.outcome == "correct"
+    touched = selfgrade.touched(answer.answer, item.question, item.reference)
+    return selfgrade.passes(len(touched), len(selfgrade.key_points(item.reference)))
 
 
 def strand_batch(
@@ -51,8 +55,9 @@ def strand_batch(
     fewer than MIN_EVIDENCE answers, then — with that room — the strand left most in doubt
     explains its lesson in its own words (an answer no option can give away). Returns the
     questions asked."""
-    choice, fills = ctx.prep.questions(strand)
-    queues = probe_items.queues(strand, choice)
+    pool, fills = ctx.prep.questions(strand)
+    queues = probe_items.queues(strand, pool)
+    fills = [probe_budget.beyond(f, q) for f, q in zip(fills, queues, strict=True)]
     planned = probe_budget.planned(fills, queues)
     room = budget - len(planned)
     explains = (
@@ -64,8 +69,9 @@ def strand_batch(
     ctx.prep.batch_asked(n)  # the next batch is prepared while this one is answered
     title = f"Probe · strand {n} of {total} · {strand.name}"
     searches = [EdgeSearch(len(q)) for q in queues]
-    answers = yield from _search(ctx, searches, queues, (n, total), title, room - bool(explains))
-    free: list[Answer] = []
+    searched = yield from _search(ctx, searches, queues, (n, total), title, room - bool(explains))
+    answers = [a for a in searched if a.item is None or a.item.type != "free_recall"]
+    free = [a for a in searched if a not in answers]
     for fill, search in zip(fills, searches, strict=True):
         for item in fill[: max(0, MIN_EVIDENCE - len(search.answers))]:
             given = yield from _free(ctx, item, (n, total), title, len(answers) + len(free))

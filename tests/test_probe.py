@@ -201,7 +201,14 @@ def test_the_budget_gives_every_strand_two_answers_then_asks_where_in_doubt():
     assert probe_budget.pick(searches((True,) * 4, (False,) * 4)) is None  # settled
     assert probe_budget.pick(searches((True, False) * 3)) is None  # at STRAND_MAX
     assert probe_budget.lesson_budget(3) == 12 and probe_budget.lesson_budget(9) == 18
-    assert probe_budget.batch_budget(12, 3, 1) == 4 and probe_budget.batch_budget(3, 3, 3) == 6
+    # a batch's share in answers its strands need first: 2 of 6, or 6 of 6 with 3 left
+    assert probe_budget.batch_budget(12, 6, 2) == 4 and probe_budget.batch_budget(3, 6, 6) == 6
+    # a strand the records show solid: one answer that confirms it, two once one does not
+    assert probe_budget.lesson_budget(9, recorded=9) == 12
+    assert probe_budget.lesson_budget(10, recorded=4) == 16
+    assert probe_budget.pick(searches((True,), (True,)), recorded=(True, False)) == 1
+    assert probe_budget.pick(searches((True,), (True,)), recorded=(False, True)) == 0
+    assert probe_budget.pick(searches((False,), (True, True)), recorded=(True, False)) == 0
 
 
 def test_catch_up_judges_every_strand_on_its_own_answers(store, course):

@@ -2,7 +2,7 @@
 driven along the learner's path, and the probe's verdicts compared with what they know.
 
     python bench/probe_accuracy.py [--curriculum PATH ...] [--learners K] [--lessons N]
-                                   [--seed S] [--partial random|easier]
+                                   [--seed S] [--partial random|easier] [--records]
 
 The learner's path: each lesson is opened as `tutor continue --plain --lesson L` opens it — the
 curriculum read with only that lesson and its prerequisites (`tutor.learner.load`), the session
@@ -16,6 +16,10 @@ engine's difficulty order) or the easier half (`--partial easier`), and its expl
 time. Answers are noisy: a known item is slipped now and then and tagged a hunch sometimes; an
 unknown one is "I don't know" or a guess, tagged sure now and then. A known free-recall item is
 answered with its reference and its key points are marked honestly.
+
+With `--records`, each learner's store holds an earlier session whose probe found each strand:
+solid when known, unknown when unknown, and a half-known one solid half the time (learned once,
+half forgotten since) — a strand solid in the records needs one confirming answer, not two.
 
 Courses: the shared corpus (../shared/corpus/aiefs; skipped with a message when absent) and two
 generated courses unlike it (tutor.testing.course_maker: machines with six-item banks and long
@@ -173,7 +177,25 @@ class Tally:
         return hits / max(1, len(rows)), len(rows)
 
 
-def run_one(home: Path, root: Path, lesson_id: str, partial: str, rng: random.Random, tally: Tally):
+@dataclass(frozen=True)
+class Setting:
+    """How the simulated learners are made: which half a partial learner knows, and whether
+    their records hold an earlier probe's verdicts."""
+
+    partial: str
+    records: bool
+
+
+def earlier_verdicts(levels: dict[str, str], rng: random.Random) -> dict[str, str]:
+    """What an earlier probe found, by level: a known strand solid, an unknown one unknown, a
+    half-known one solid half the time (learned once, half forgotten since), else unstable."""
+    found = {"known": "solid", "unknown": "unknown"}
+    return {k: found.get(v) or rng.choice(["solid", "unstable"]) for k, v in levels.items()}
+
+
+def run_one(
+    home: Path, root: Path, lesson_id: str, setting: Setting, rng: random.Random, tally: Tally
+):
     """One learner through one lesson's probe, as `tutor continue --plain --lesson` opens it."""
     curriculum = load_path.load(root, [lesson_id])
     lesson = curriculum.lesson(lesson_id)
@@ -182,8 +204,13 @@ def run_one(home: Path, root: Path, lesson_id: str, partial: str, rng: random.Ra
     kind = "catch-up" if any(b.members for b in batches) else "own"
     levels = {s.lesson.id: rng.choice(LEVELS) for s in strands}
     lessons = {s.lesson.id: s.lesson for s in strands}
-    learner = SimulatedLearner(levels, lessons, partial, rng)
+    learner = SimulatedLearner(levels, lessons, setting.partial, rng)
     with Store(home / "tutor.db") as store:
+        if setting.records:
+            found = earlier_verdicts(levels, rng)
+            store.save_session("earlier", "earlier", str(root), "done", "end", {})
+            body = {"verdicts": {s.name: found[s.lesson.id] for s in strands}}
+            store.add_note("earlier-verdicts", "earlier", "verdict", body)
         session = open_session(store, curriculum, lesson_ref=lesson_id, offline=True)
         assert session is not None
         try:
@@ -200,7 +227,7 @@ def run_one(home: Path, root: Path, lesson_id: str, partial: str, rng: random.Ra
     tally.questions.append((len(strands), len(learner.asked)))
 
 
-def bench(root: Path, learners: int, lessons: int | None, partial: str, seed: int) -> Tally:
+def bench(root: Path, learners: int, lessons: int | None, setting: Setting, seed: int) -> Tally:
     rng = random.Random(seed)
     whole = load_curriculum(root)
     chosen = [x.id for x in whole.lessons if selection.strands(whole, x)]
@@ -213,7 +240,7 @@ def bench(root: Path, learners: int, lessons: int | None, partial: str, seed: in
                 home = Path(tmp) / f"{n}-{k}"
                 home.mkdir()
                 os.environ["TUTOR_HOME"] = str(home)
-                run_one(home, root, lesson_id, partial, rng, tally)
+                run_one(home, root, lesson_id, setting, rng, tally)
     return tally
 
 
@@ -254,6 +281,9 @@ def main() -> None:
     ap.add_argument("--lessons", type=int, default=None, help="sample this many lessons")
     ap.add_argument("--partial", choices=("random", "easier"), default="random")
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument(
+        "--records", action="store_true", help="learners with an earlier probe's verdicts"
+    )
     args = ap.parse_args()
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         os.environ.pop(name, None)  # offline: no model
@@ -276,10 +306,12 @@ def main() -> None:
         print(
             "targets: exact ≥ 0.85, solid-vs-not ≥ 0.95, not probed ≤ 0.05, ≤ 12 questions per"
             f" lesson; partial learners know {args.partial} halves"
+            + ("; records of an earlier probe" if args.records else "")
         )
+        setting = Setting(args.partial, args.records)
         for label, root, learners in courses:
             started = time.perf_counter()
-            tally = bench(root, learners, args.lessons, args.partial, args.seed)
+            tally = bench(root, learners, args.lessons, setting, args.seed)
             report(label, tally, time.perf_counter() - started)
 
 

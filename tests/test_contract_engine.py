@@ -45,6 +45,9 @@ def test_verdict_rules():
     # ... unless it confirms what the records show: right and sure on a strand solid in them
     assert "except a strand solid in the records whose one answer has full credit" in SECTION
     assert strand_verdict([row()], recorded=True) == "solid"
+    # a right hunch with nothing left to re-probe it counts half, like an unsure re-probe
+    assert "or no item is left to re-probe with" in SECTION
+    assert verdicts.credit(row(confidence="hunch", follow_up="re-probe: none available")) == 0.5
     assert strand_verdict([row(confidence="hunch")], recorded=True) == "not probed"
     assert strand_verdict([row("wrong")], recorded=True) == "not probed"
     assert strand_verdict([row("wrong"), row("wrong")], recorded=True) == "unknown"

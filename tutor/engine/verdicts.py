@@ -34,14 +34,15 @@ class Evidence:
 def credit(row: Evidence) -> float:
     """How known an answer shows the strand to be: 1 when right and sure, or right with a hunch
     and then right and sure on its re-probe; 0.5 when the re-probe is right but unsure again
-    (two lucky guesses in a row are unlikely), and for a free-recall answer right but unsure
-    (it cannot be guessed from options); otherwise 0."""
+    (two lucky guesses in a row are unlikely), when no item was left to re-probe with (the
+    search had asked them all), and for a free-recall answer right but unsure (it cannot be
+    guessed from options); otherwise 0."""
     if row.outcome != "correct":
         return 0.0
     if row.confidence == "sure" or row.follow_up == "re-probe: right, sure":
         return 1.0
-    if row.follow_up in ("re-probe: right, unsure", "free recall"):
-        return 0.5  # right twice, or in one's own words, yet unsure
+    if row.follow_up in ("re-probe: right, unsure", "re-probe: none available", "free recall"):
+        return 0.5  # right twice, or with nothing left to check it, or in one's own words
     return 0.0
 
 

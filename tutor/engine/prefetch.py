@@ -11,7 +11,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from tutor.engine import probe_budget, probe_items, selection
-from tutor.engine.edge_search import EdgeSearch, ahead
+from tutor.engine.edge_search import ahead
 from tutor.engine.items import Presented
 from tutor.engine.selection import Strand
 from tutor.engine.steps import Step, StepText, prepare_step
@@ -168,7 +168,7 @@ class Prefetcher:
         def opening(pool: list[Presented]) -> list[Presented]:
             """The batch's first question, then those that may follow it."""
             groups = probe_items.queues(strand, pool)
-            searches = [EdgeSearch(len(q)) for q in groups]
+            searches = [probe_items.search(q) for q in groups]
             first = probe_budget.pick(searches)
             start = None if first is None else searches[first].next_index()
             if first is None or start is None:

@@ -12,8 +12,8 @@ from tutor.engine.edge_search import EdgeSearch
 from tutor.engine.items import Presented
 from tutor.engine.verdicts import CONFIRM, MIN_EVIDENCE, needed
 
-LESSON_QUESTIONS = 12  # a lesson's probe questions, unless its strands need 2 each beyond it
-STRAND_MAX = 6  # choice answers one strand is asked at most
+LESSON_QUESTIONS = 12  # a lesson's probe questions, unless its strands need more first
+STRAND_MAX = 6  # answers one strand's search asks at most
 SURE_ENOUGH = 0.8  # a strand whose likeliest level is this likely is asked no more
 # the chance of a right answer at each level, for weighing the levels against the answers:
 # known (a slip now and then), half known, unknown (a guess among four, or "I don't know")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from learning_system.curriculum import Lesson
 from tutor.engine import selection
 from tutor.engine.context import LessonContext
+from tutor.engine.edge_search import EdgeSearch
 from tutor.engine.items import Presented
 from tutor.engine.selection import Strand, concept_id
 
@@ -38,4 +39,11 @@ def explain_item(lesson: Lesson) -> Presented:
         reference=reference,
         bloom="understand",
         stage="pre",
+    )
+
+
+def search(queue: list[Presented]) -> EdgeSearch:
+    """The edge search over one group's items, knowing which of them are free recall."""
+    return EdgeSearch(
+        len(queue), frozenset(j for j, p in enumerate(queue) if p.type == "free_recall")
     )

@@ -1,7 +1,7 @@
 """Probe: one batch per strand (or catch-up batch), answers withheld until the batch is over.
-Each strand's choice items are searched for the edge of what is known, the lesson's question
-budget going where the answers leave most in doubt (tutor.engine.probe_budget); a strand whose
-choice items cannot give it two answers of its own is asked its items as free recall and then
+Each strand's items, choice and free recall alike, are searched for the edge of what is known,
+the lesson's question budget going where the answers leave most in doubt
+(tutor.engine.probe_budget); a strand whose items cannot give it the answers it needs is asked
 to explain its lesson in its own words; with room in the budget, the strand left most in doubt
 explains its lesson; then the results (tutor.engine.phases.results)."""
 
@@ -78,7 +78,7 @@ def strand_batch(
     ctx.prep.audits(f"audit:{n}:fill", [*planned, *explains], "probe")
     ctx.prep.batch_asked(n)  # the next batch is prepared while this one is answered
     title = f"Probe · strand {n} of {total} · {strand.name}"
-    searches = [EdgeSearch(len(q)) for q in queues]
+    searches = [probe_items.search(q) for q in queues]
     searched = yield from _search(
         ctx, searches, queues, batch, title, room - bool(explains), on_record
     )

@@ -176,6 +176,17 @@ def test_edge_search_brackets_the_edge_and_ignores_ungraded_answers():
     assert none.next_index() < start  # wrong: an easier one next
 
 
+def test_edge_search_takes_a_choice_item_in_the_bracket_before_free_recall():
+    s = EdgeSearch(6, recall=frozenset({1, 2, 3}))  # choices at 0, 4 and 5
+    assert EdgeSearch(6).next_index() == 2 and s.next_index() == 4
+    s.record(4, False)  # the bracket is 0..3: its one choice item first
+    assert s.next_index() == 0
+    s.record(0, True)  # then free recall brackets what the choices cannot: 1..3
+    assert s.next_index() == 2
+    s.record(2, False)
+    assert s.next_index() == 1 and s.edge() in (1, 2)
+
+
 @pytest.fixture(scope="module")
 def fair_course(tmp_path_factory):
     """The workshop course with banks that do not leak (distractors worded like the keys), so

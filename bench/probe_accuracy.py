@@ -2,7 +2,7 @@
 driven along the learner's path, and the probe's verdicts compared with what they know.
 
     python bench/probe_accuracy.py [--curriculum PATH ...] [--learners K] [--lessons N]
-                                   [--seed S] [--partial random|easier]
+                                   [--seed S] [--partial random|easier] [--records]
 
 The learner's path: each lesson is opened as `tutor continue --plain --lesson L` opens it — the
 curriculum read with only that lesson and its prerequisites (`tutor.learner.load`), the session
@@ -17,6 +17,10 @@ time. Answers are noisy: a known item is slipped now and then and tagged a hunch
 unknown one is "I don't know" or a guess, tagged sure now and then. A known free-recall item is
 answered with its reference and its key points are marked honestly.
 
+With `--records`, each learner's store holds an earlier session whose probe found each strand:
+solid when known, unknown when unknown, and a half-known one solid half the time (learned once,
+half forgotten since) — a strand solid in the records needs one confirming answer, not two.
+
 Courses: the shared corpus (../shared/corpus/aiefs; skipped with a message when absent) and two
 generated courses unlike it (tutor.testing.course_maker: machines with six-item banks and long
 keys; tutor.testing.ledger_maker: bookkeeping with numeric items, banks of 1–8 items and wide
@@ -24,9 +28,11 @@ prerequisite fans).
 
 Printed per course: exact (verdict = expected, over strands with a verdict) and solid-vs-not
 ((verdict is solid) = (level is known), over all strands, `not probed` counting as not solid),
-overall, for own strands (probed in a batch of their own) and catch-up strands, and per true
-level; the `not probed` share; probe questions per lesson (re-probes included), overall and for
-lessons of three strands or more.
+overall, for own strands (probed in a batch of their own) and catch-up strands, for lessons of
+at most 6 strands and of more (where the lesson's budget gives each strand its 2 answers and no
+more), and per true level; the `not probed` share; probe questions per lesson (re-probes
+included), overall and for lessons of three strands or more. The generated courses are small:
+each of their lessons gets GENERATED_LEARNERS times the learners.
 Targets: exact ≥ 0.85, solid-vs-not ≥ 0.95, not probed ≤ 5%, ≤ 12 questions per lesson.
 """
 
@@ -58,6 +64,9 @@ SLIP = 0.06  # a known item answered wrong
 HUNCH = 0.15  # a known item right but tagged a hunch
 IDK = 0.4  # an unknown item answered "I don't know"
 OVERSURE = 0.15  # a guess tagged sure
+GENERATED_LEARNERS = 3
+WIDE = 6  # a lesson with more strands asks each 2 questions (tutor.engine.probe_budget)
+NOT_RECALLED = "something about it, I think"  # a free-recall answer that makes no key point
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "aiefs"
 
 
@@ -98,15 +107,19 @@ class SimulatedLearner:
             return Action(kind="next")
         if prompt.item is not None and prompt.needs_confidence:
             return self.answer(prompt, prompt.item)
-        first = prompt.content.split("\n", 1)[0]
+        content = prompt.content
         if prompt.kind == "text":  # a "why?"
-            question = first.removeprefix("You were sure about: ")
+            question = content.removeprefix("You were sure about: ").rsplit("\nWhy? ", 1)[0]
             right = self.right_by_question.get(question)
             return Action(kind="text", text="because " + question if right else "not sure why")
         if prompt.kind == "yes_no":  # a key point of a free recall, or a "why?" checked
-            if first.startswith("Your reasoning: "):
-                return Action(kind="yes_no", value="y" if "because" in first else "n")
-            return Action(kind="yes_no", value="y" if self.right_by_question.get(first) else "n")
+            if content.startswith("Your reasoning: "):
+                reasoning = content.split("\n", 1)[0]
+                return Action(kind="yes_no", value="y" if "because" in reasoning else "n")
+            # the question (it may span lines), the answer given, the key point: a point is
+            # made when the answer given was the reference (other items may share the question)
+            given = content.split("\n  Your answer: ", 1)[-1].split("\n", 1)[0]
+            return Action(kind="yes_no", value="n" if given == NOT_RECALLED else "y")
         if prompt.kind == "error_type":
             return Action(kind="error_type", value="1", text="did not know it")
         raise AssertionError(prompt.kind)
@@ -127,14 +140,14 @@ class SimulatedLearner:
         else:
             confidence = "sure" if rng.random() < OVERSURE else rng.choice(["hunch", "no_idea"])
         if item.type == "free_recall":
-            text = item.reference if right else "something about it, I think"
+            text = item.reference if right else NOT_RECALLED
             return Action(kind="text", text=text, confidence=confidence)
         if item.type == "numeric":
-            value = (item.answer or 0) + (0 if right else 7)
-            return Action(kind="answer", value=f"{value:g}", confidence=confidence)
+            number = (item.answer or 0) + (0 if right else 7)
+            return Action(kind="answer", value=repr(float(number)), confidence=confidence)
         wrong = [n for n in range(len(item.options)) if n != item.correct_index]
-        value = item.correct_index if right else rng.choice(wrong)
-        return Action(kind="answer", value=str(value), confidence=confidence)
+        chosen = item.correct_index if right else rng.choice(wrong)
+        return Action(kind="answer", value=str(chosen), confidence=confidence)
 
 
 @dataclass
@@ -142,23 +155,47 @@ class Tally:
     """Verdicts against levels, by kind of strand, and questions per lesson."""
 
     pairs: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, level, verdict)
+    wide: list[bool] = field(default_factory=list)  # each pair's lesson has over WIDE strands
     questions: list[tuple[int, int]] = field(default_factory=list)  # (strands, questions)
 
-    def exact(self, kind: str | None = None, level: str | None = None) -> tuple[float, int]:
-        rows = [
+    def rows(self, kind: str | None, level: str | None) -> list[tuple[str, str]]:
+        """(level, verdict) of the strands of this kind ("own", "catch-up", "narrow" or "wide"
+        lessons; None: all) and true level (None: all)."""
+        return [
             (lv, v)
-            for k, lv, v in self.pairs
-            if v != "not probed" and kind in (None, k) and level in (None, lv)
+            for (k, lv, v), wide in zip(self.pairs, self.wide, strict=True)
+            if kind in (None, k, "wide" if wide else "narrow") and level in (None, lv)
         ]
+
+    def exact(self, kind: str | None = None, level: str | None = None) -> tuple[float, int]:
+        rows = [(lv, v) for lv, v in self.rows(kind, level) if v != "not probed"]
         return sum(EXPECTED[lv] == v for lv, v in rows) / max(1, len(rows)), len(rows)
 
     def solid(self, kind: str | None = None, level: str | None = None) -> tuple[float, int]:
-        rows = [(lv, v) for k, lv, v in self.pairs if kind in (None, k) and level in (None, lv)]
+        rows = self.rows(kind, level)
         hits = sum((v == "solid") == (lv == "known") for lv, v in rows)
         return hits / max(1, len(rows)), len(rows)
 
 
-def run_one(home: Path, root: Path, lesson_id: str, partial: str, rng: random.Random, tally: Tally):
+@dataclass(frozen=True)
+class Setting:
+    """How the simulated learners are made: which half a partial learner knows, and whether
+    their records hold an earlier probe's verdicts."""
+
+    partial: str
+    records: bool
+
+
+def earlier_verdicts(levels: dict[str, str], rng: random.Random) -> dict[str, str]:
+    """What an earlier probe found, by level: a known strand solid, an unknown one unknown, a
+    half-known one solid half the time (learned once, half forgotten since), else unstable."""
+    found = {"known": "solid", "unknown": "unknown"}
+    return {k: found.get(v) or rng.choice(["solid", "unstable"]) for k, v in levels.items()}
+
+
+def run_one(
+    home: Path, root: Path, lesson_id: str, setting: Setting, rng: random.Random, tally: Tally
+):
     """One learner through one lesson's probe, as `tutor continue --plain --lesson` opens it."""
     curriculum = load_path.load(root, [lesson_id])
     lesson = curriculum.lesson(lesson_id)
@@ -167,8 +204,13 @@ def run_one(home: Path, root: Path, lesson_id: str, partial: str, rng: random.Ra
     kind = "catch-up" if any(b.members for b in batches) else "own"
     levels = {s.lesson.id: rng.choice(LEVELS) for s in strands}
     lessons = {s.lesson.id: s.lesson for s in strands}
-    learner = SimulatedLearner(levels, lessons, partial, rng)
+    learner = SimulatedLearner(levels, lessons, setting.partial, rng)
     with Store(home / "tutor.db") as store:
+        if setting.records:
+            found = earlier_verdicts(levels, rng)
+            store.save_session("earlier", "earlier", str(root), "done", "end", {})
+            body = {"verdicts": {s.name: found[s.lesson.id] for s in strands}}
+            store.add_note("earlier-verdicts", "earlier", "verdict", body)
         session = open_session(store, curriculum, lesson_ref=lesson_id, offline=True)
         assert session is not None
         try:
@@ -181,10 +223,11 @@ def run_one(home: Path, root: Path, lesson_id: str, partial: str, rng: random.Ra
             session.close()
     for s in strands:
         tally.pairs.append((kind, levels[s.lesson.id], verdicts.get(s.name, "not probed")))
+        tally.wide.append(len(strands) > WIDE)
     tally.questions.append((len(strands), len(learner.asked)))
 
 
-def bench(root: Path, learners: int, lessons: int | None, partial: str, seed: int) -> Tally:
+def bench(root: Path, learners: int, lessons: int | None, setting: Setting, seed: int) -> Tally:
     rng = random.Random(seed)
     whole = load_curriculum(root)
     chosen = [x.id for x in whole.lessons if selection.strands(whole, x)]
@@ -197,7 +240,7 @@ def bench(root: Path, learners: int, lessons: int | None, partial: str, seed: in
                 home = Path(tmp) / f"{n}-{k}"
                 home.mkdir()
                 os.environ["TUTOR_HOME"] = str(home)
-                run_one(home, root, lesson_id, partial, rng, tally)
+                run_one(home, root, lesson_id, setting, rng, tally)
     return tally
 
 
@@ -217,6 +260,8 @@ def report(label: str, tally: Tally, took: float) -> None:
     print(f"  overall        {both()}")
     for kind in ("own", "catch-up"):
         print(f"  {kind:<14} {both(kind)}")
+    print(f"  ≤{WIDE} strands    {both('narrow')}")
+    print(f"  >{WIDE} strands    {both('wide')}   (2 answers a strand)")
     for level in LEVELS:
         print(f"  true {level:<9} {both(level=level)}")
     print(
@@ -236,28 +281,37 @@ def main() -> None:
     ap.add_argument("--lessons", type=int, default=None, help="sample this many lessons")
     ap.add_argument("--partial", choices=("random", "easier"), default="random")
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument(
+        "--records", action="store_true", help="learners with an earlier probe's verdicts"
+    )
     args = ap.parse_args()
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         os.environ.pop(name, None)  # offline: no model
     with tempfile.TemporaryDirectory() as tmp:
-        courses: list[tuple[str, Path]] = [(str(p), p) for p in args.curriculum or []]
+        # (label, course, learners per lesson)
+        courses: list[tuple[str, Path, int]] = [
+            (str(p), p, args.learners) for p in args.curriculum or []
+        ]
         if not courses:
             if (CORPUS / "phases").is_dir():
-                courses.append(("shared corpus (aiefs)", CORPUS))
+                courses.append(("shared corpus (aiefs)", CORPUS, args.learners))
             else:
                 print(f"shared corpus not found at {CORPUS}: skipped")
             from tutor.testing.course_maker import write_course
             from tutor.testing.ledger_maker import write_ledger_course
 
-            courses.append(("generated workshop", write_course(Path(tmp) / "workshop")))
-            courses.append(("generated ledger", write_ledger_course(Path(tmp) / "ledger")))
+            more = GENERATED_LEARNERS * args.learners
+            courses.append(("generated workshop", write_course(Path(tmp) / "workshop"), more))
+            courses.append(("generated ledger", write_ledger_course(Path(tmp) / "ledger"), more))
         print(
             "targets: exact ≥ 0.85, solid-vs-not ≥ 0.95, not probed ≤ 0.05, ≤ 12 questions per"
             f" lesson; partial learners know {args.partial} halves"
+            + ("; records of an earlier probe" if args.records else "")
         )
-        for label, root in courses:
+        setting = Setting(args.partial, args.records)
+        for label, root, learners in courses:
             started = time.perf_counter()
-            tally = bench(root, args.learners, args.lessons, args.partial, args.seed)
+            tally = bench(root, learners, args.lessons, setting, args.seed)
             report(label, tally, time.perf_counter() - started)
 
 

@@ -72,6 +72,9 @@ def test_a_session_and_tutor_items_session_show_the_same_options(course_path, tm
                 action = Action(kind="answer", value="idk")
             elif p.kind == "numeric":
                 action = Action(kind="answer", value="idk")
+            elif p.kind == "text" and p.item is not None:
+                # recalled: the search moves on to harder items, the choice ones among them
+                action = Action(kind="text", text=p.item.reference, confidence="sure")
             elif p.kind == "text":
                 action = Action(kind="text", value="idk")
             else:

@@ -22,7 +22,8 @@ def test_the_numbers_in_the_contract_are_the_codes():
     assert repair.SIMILAR_STEM == 0.34 and "a third of their content words" in SECTION
     assert repair.SAME_ANSWER == 0.5 and "half its content words" in SECTION
     assert probe_budget.LESSON_QUESTIONS == 12 and "asks at most 12 questions" in SECTION
-    assert probe_budget.lesson_budget(7) == 14 and "2 per strand when it has more than 6" in SECTION
+    assert probe_budget.lesson_budget(7) == 14 and "(2 per strand, 1 per strand solid" in SECTION
+    assert probe_budget.lesson_budget(14, recorded=14) == 14 and verdicts.CONFIRM == 1
     assert probe_budget.STRAND_MAX == 6 and "or it has 6 answers" in SECTION
     assert probe_budget.SURE_ENOUGH == 0.8 and "0.8 likely" in SECTION
     assert probe_budget.RIGHT_CHANCE == (0.9, 0.5, 0.2) and "0.9, 0.5 and 0.2" in SECTION
@@ -41,6 +42,15 @@ def test_verdict_rules():
     assert "`solid` at 0.7 or more" in SECTION and "`unknown` below 0.25" in SECTION
     assert selection.CATCH_UP_GROUP == 3 and "batches of at most 3 strands" in SECTION
     assert strand_verdict([row()]) == "not probed"  # one answer is no evidence
+    # ... unless it confirms what the records show: right and sure on a strand solid in them
+    assert "except a strand solid in the records whose one answer has full credit" in SECTION
+    assert strand_verdict([row()], recorded=True) == "solid"
+    # a right hunch with nothing left to re-probe it counts half, like an unsure re-probe
+    assert "or no item is left to re-probe with" in SECTION
+    assert verdicts.credit(row(confidence="hunch", follow_up="re-probe: none available")) == 0.5
+    assert strand_verdict([row(confidence="hunch")], recorded=True) == "not probed"
+    assert strand_verdict([row("wrong")], recorded=True) == "not probed"
+    assert strand_verdict([row("wrong"), row("wrong")], recorded=True) == "unknown"
     assert strand_verdict([row(), row("pending", "hunch")]) == "not probed"
     assert (
         strand_verdict([row(), row(confidence="hunch", follow_up="re-probe: right, sure")])

@@ -21,7 +21,7 @@ from tutor.engine.prefetch import STEPS_AHEAD
 from tutor.engine.session import Session
 from tutor.llm import make_provider
 from tutor.llm.settings import load_settings
-from tutor.testing.model_server import ModelServer
+from tutor.testing.model_server import ModelServer, Reply
 
 
 class AtOnceDrafter(Drafter):
@@ -59,6 +59,14 @@ def test_the_question_asked_next_is_always_among_those_prepared(sizes, known):
 
 
 LESSON = "P1 L02"
+
+
+def grading_reply(body: dict) -> Reply:
+    """A well-behaved model that also grades free recall: the probe asks free-recall items,
+    and three failed grades in a row would open the breaker, so nothing more is prepared."""
+    if skill_of(body) == "grader":
+        return Reply.json({"passed": True, "explanation": "it says what the reference says"})
+    return valid_reply(body)
 
 
 def provider_for(srv: ModelServer):
@@ -108,7 +116,7 @@ def test_every_probe_and_quiz_question_finds_its_audit_ready(store, monkeypatch)
         )
 
     monkeypatch.setattr(Gatekeeper, "ask", ask)
-    with ModelServer(default=valid_reply) as srv:
+    with ModelServer(default=grading_reply) as srv:
         walk(start(store, srv))
         audits = [r for r in srv.chat_requests if skill_of(r.body) == "GATE:quiz_audit"]
     assert len(ready) >= 5, ready
@@ -134,7 +142,7 @@ def test_checkpoint_questions_and_the_explain_back_find_their_audit_ready(store,
         )
 
     monkeypatch.setattr(Gatekeeper, "ask", ask)
-    with ModelServer(default=valid_reply) as srv:
+    with ModelServer(default=grading_reply) as srv:
         walk(start(store, srv))
     assert any(q.startswith("Explain") for q, _ in ready), ready
     assert len(ready) >= 2, ready
@@ -143,7 +151,7 @@ def test_checkpoint_questions_and_the_explain_back_find_their_audit_ready(store,
 
 def test_teaching_steps_are_drafted_two_ahead(store):  # noqa: F811
     drafted_when_shown: list[tuple[int, int, int]] = []
-    with ModelServer(default=valid_reply) as srv:
+    with ModelServer(default=grading_reply) as srv:
 
         def look(session: Session) -> Session:
             prompt = session.prompt
@@ -175,7 +183,7 @@ def test_resuming_sends_nothing_the_session_already_had(store):  # noqa: F811
     course = load_curriculum(builtin_course_path())
     stops = {"probe": False, "teach": False}
     asked: set[str] = set()
-    with ModelServer(default=valid_reply) as srv:
+    with ModelServer(default=grading_reply) as srv:
 
         def look(session: Session) -> Session:
             prompt = session.prompt

@@ -176,6 +176,17 @@ def test_edge_search_brackets_the_edge_and_ignores_ungraded_answers():
     assert none.next_index() < start  # wrong: an easier one next
 
 
+def test_edge_search_takes_a_choice_item_in_the_bracket_before_free_recall():
+    s = EdgeSearch(6, recall=frozenset({1, 2, 3}))  # choices at 0, 4 and 5
+    assert EdgeSearch(6).next_index() == 2 and s.next_index() == 4
+    s.record(4, False)  # the bracket is 0..3: its one choice item first
+    assert s.next_index() == 0
+    s.record(0, True)  # then free recall brackets what the choices cannot: 1..3
+    assert s.next_index() == 2
+    s.record(2, False)
+    assert s.next_index() == 1 and s.edge() in (1, 2)
+
+
 @pytest.fixture(scope="module")
 def fair_course(tmp_path_factory):
     """The workshop course with banks that do not leak (distractors worded like the keys), so
@@ -201,7 +212,14 @@ def test_the_budget_gives_every_strand_two_answers_then_asks_where_in_doubt():
     assert probe_budget.pick(searches((True,) * 4, (False,) * 4)) is None  # settled
     assert probe_budget.pick(searches((True, False) * 3)) is None  # at STRAND_MAX
     assert probe_budget.lesson_budget(3) == 12 and probe_budget.lesson_budget(9) == 18
-    assert probe_budget.batch_budget(12, 3, 1) == 4 and probe_budget.batch_budget(3, 3, 3) == 6
+    # a batch's share in answers its strands need first: 2 of 6, or 6 of 6 with 3 left
+    assert probe_budget.batch_budget(12, 6, 2) == 4 and probe_budget.batch_budget(3, 6, 6) == 6
+    # a strand the records show solid: one answer that confirms it, two once one does not
+    assert probe_budget.lesson_budget(9, recorded=9) == 12
+    assert probe_budget.lesson_budget(10, recorded=4) == 16
+    assert probe_budget.pick(searches((True,), (True,)), recorded=(True, False)) == 1
+    assert probe_budget.pick(searches((True,), (True,)), recorded=(False, True)) == 0
+    assert probe_budget.pick(searches((False,), (True, True)), recorded=(True, False)) == 0
 
 
 def test_catch_up_judges_every_strand_on_its_own_answers(store, course):

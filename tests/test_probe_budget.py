@@ -48,13 +48,16 @@ def answer(prompt: Prompt, knows) -> Action:
     return Action(kind="error_type", value="1", text="did not know it")
 
 
-def probe(tmp_path, monkeypatch, root, lesson_id, knows=lambda item: True):
+def probe(tmp_path, monkeypatch, root, lesson_id, knows=lambda item: True, records=None):
     """The lesson's probe as the line dialogue opens it: (probe prompts, the verdict notes,
-    the strands)."""
+    the strands). `records`: verdicts by strand a previous session of the store found."""
     monkeypatch.setenv("TUTOR_HOME", str(tmp_path))
     curriculum = load_path.load(root, [lesson_id])
     seen: list[Prompt] = []
     with Store(tmp_path / f"{lesson_id}.db") as store:
+        if records is not None:
+            store.save_session("earlier", "P0 L00", str(root), "done", "end", {})
+            store.add_note("earlier-verdict", "earlier", "verdict", {"verdicts": records})
         session = open_session(store, curriculum, lesson_ref=lesson_id, offline=True)
         assert session is not None
         try:
@@ -121,13 +124,6 @@ def test_the_cap_holds_on_a_late_corpus_lesson(tmp_path, monkeypatch, corpus_roo
     assert all(v == "unknown" for v in notes[-1]["verdicts"].values())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 21 part 4, open: since choices come only from an item's own lesson, this "
-    "strand has one fair choice item and the rest are free recall; the probe asks the choice, "
-    "one free-recall fill-up and the explain-back, never a harder item, so knowing the easier "
-    "half reads 'solid'. The doubt-driven questions must draw on free recall to bracket the edge.",
-)
 def test_partial_knowledge_is_told_apart_from_none(tmp_path, monkeypatch, workshop):
     lesson_id = "P1 L02"  # one prerequisite, six items
     whole = load_curriculum(workshop)
@@ -167,3 +163,27 @@ def test_every_batch_presents_the_same_whatever_is_loaded(corpus_root):
     assert first == presented(whole)
     members = {m.lesson.id for b in selection.probe_batches(whole, lesson) for m in b.members}
     assert {row[1] for batch in first for row in batch} == members
+
+
+def test_a_late_lesson_solid_in_the_records_reaches_teaching_in_12(
+    tmp_path, monkeypatch, corpus_root
+):
+    """A late lesson whose prerequisites the records show solid: one question confirms each,
+    within the lesson's 12; a strand whose answer does not confirm it gets its second."""
+    whole = load_curriculum(corpus_root)
+    lesson = max(whole.lessons, key=lambda x: len(selection.strands(whole, x)))
+    names = [s.name for s in selection.strands(whole, lesson)]
+    assert len(names) >= 9
+    solid = dict.fromkeys(names, "solid")
+    home = tmp_path / "knows"
+    seen, notes, strands = probe(home, monkeypatch, corpus_root, lesson.id, records=solid)
+    questions = [p for p in asked(seen) if "re-probe" not in p.title]
+    assert len(questions) <= probe_budget.lesson_budget(len(names), len(names)) == 12
+    assert notes[-1]["verdicts"] == solid
+    first = strands[0].lesson.id  # forgotten since: its one answer does not confirm it
+    home = tmp_path / "forgot"
+    knows = lambda item: item.lesson_id != first  # noqa: E731
+    seen, notes, _ = probe(home, monkeypatch, corpus_root, lesson.id, knows, records=solid)
+    evidence = [r for n in notes for r in n["evidence"] if r["lesson"] == first]
+    assert len(evidence) >= 2 and notes[-1]["verdicts"][strands[0].name] == "unknown"
+    assert all(v == "solid" for k, v in notes[-1]["verdicts"].items() if k != strands[0].name)

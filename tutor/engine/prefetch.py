@@ -11,7 +11,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from tutor.engine import probe_budget, probe_items, selection
-from tutor.engine.edge_search import EdgeSearch, ahead
+from tutor.engine.edge_search import ahead
 from tutor.engine.items import Presented
 from tutor.engine.selection import Strand
 from tutor.engine.steps import Step, StepText, prepare_step
@@ -61,15 +61,16 @@ class Prefetcher:
             return self._pools[strand.name]
 
     def questions(self, strand: Strand) -> tuple[list[Presented], list[list[Presented]]]:
-        """(a batch's choice items, the fill-ups of each of its strands: its free-recall items,
-        then its explain-in-your-own-words item — tutor.engine.probe_budget.fill_ups)."""
+        """(a batch's items the edge search runs over, the fill-ups of each of its strands: its
+        free-recall items, then its explain-in-your-own-words item —
+        tutor.engine.probe_budget.fill_ups)."""
         pool = self.pool(strand)
         recall = [p for p in pool if p.type == "free_recall"]
         fills = [
             probe_budget.fill_ups(g.lesson, recall, probe_items.explain_item(g.lesson))
             for g in strand.members or (strand,)
         ]
-        return probe_items.choices(pool), fills
+        return pool, fills
 
     def quiz_pool(self) -> list[Presented]:
         """The quiz's items from the bank items not asked yet, built once per such set."""
@@ -186,10 +187,10 @@ class Prefetcher:
             return
         strand = batches[n - 1]
 
-        def opening(choice: list[Presented]) -> list[Presented]:
+        def opening(pool: list[Presented]) -> list[Presented]:
             """The batch's first question, then those that may follow it."""
-            groups = probe_items.queues(strand, choice)
-            searches = [EdgeSearch(len(q)) for q in groups]
+            groups = probe_items.queues(strand, pool)
+            searches = [probe_items.search(q) for q in groups]
             first = probe_budget.pick(searches)
             start = None if first is None else searches[first].next_index()
             if first is None or start is None:
@@ -198,14 +199,15 @@ class Prefetcher:
 
         def work() -> None:
             before = probe_items.presented(self.ctx, strand)
-            self._rewrites(before)
-            # the first question as the items stand before the rewrites, while they are made,
-            # with the explain-back items the batch may ask (no rewrite changes them)
+            failed = self._rewrites(before)
+            # the first question as the items stand before the rewrites (an item about to be
+            # rewritten is not audited first), with the explain-back items the batch may ask
             explains = [probe_items.explain_item(g.lesson) for g in strand.members or (strand,)]
-            self.audit_now([*opening(probe_items.choices(before))[:1], *explains], "probe")
-            choice, fills = self.questions(strand)
-            spare = probe_budget.planned(fills, probe_items.queues(strand, choice))
-            self.audit_now([*opening(choice), *spare], "probe")
+            first = [p for p in opening(before)[:1] if p not in failed]
+            self.audit_now([*first, *explains], "probe")
+            pool, fills = self.questions(strand)
+            spare = probe_budget.planned(fills, probe_items.queues(strand, pool))
+            self.audit_now([*opening(pool), *spare], "probe")
 
         drafter.prefetch(f"prepare-probe:{n}", work)
 

@@ -1,6 +1,7 @@
 """How many questions a lesson's probe asks and where they go: every strand two answers of its
-own first, then what is left of the lesson's budget to the strand whose answers leave its level
-most in doubt — the most informative question, not the next in line."""
+own first (one, while it confirms them, for a strand the learner's records show solid), then
+what is left of the lesson's budget to the strand whose answers leave its level most in doubt —
+the most informative question, not the next in line."""
 
 from __future__ import annotations
 
@@ -9,26 +10,29 @@ from collections.abc import Sequence
 from learning_system.curriculum import Lesson
 from tutor.engine.edge_search import EdgeSearch
 from tutor.engine.items import Presented
-from tutor.engine.verdicts import MIN_EVIDENCE
+from tutor.engine.verdicts import CONFIRM, MIN_EVIDENCE, needed
 
-LESSON_QUESTIONS = 12  # a lesson's probe questions, unless its strands need 2 each beyond it
-STRAND_MAX = 6  # choice answers one strand is asked at most
+LESSON_QUESTIONS = 12  # a lesson's probe questions, unless its strands need more first
+STRAND_MAX = 6  # answers one strand's search asks at most
 SURE_ENOUGH = 0.8  # a strand whose likeliest level is this likely is asked no more
 # the chance of a right answer at each level, for weighing the levels against the answers:
 # known (a slip now and then), half known, unknown (a guess among four, or "I don't know")
 RIGHT_CHANCE = (0.9, 0.5, 0.2)
 
 
-def lesson_budget(strands: int) -> int:
-    """The probe's questions for a lesson with this many strands (re-probes not counted)."""
-    return max(LESSON_QUESTIONS, MIN_EVIDENCE * strands)
+def lesson_budget(strands: int, recorded: int = 0) -> int:
+    """The probe's questions for a lesson with this many strands, `recorded` of them solid in
+    the learner's records (re-probes not counted): LESSON_QUESTIONS, or what its strands need
+    first when that is more (MIN_EVIDENCE each, CONFIRM for a recorded one)."""
+    return max(LESSON_QUESTIONS, MIN_EVIDENCE * (strands - recorded) + CONFIRM * recorded)
 
 
-def batch_budget(left: int, strands_left: int, strands: int) -> int:
-    """A batch's questions: its strands' share of what is left of the lesson's budget (what an
-    earlier batch did not use goes to the later ones), at least MIN_EVIDENCE per strand."""
-    share = left * strands // strands_left if strands_left else 0
-    return max(MIN_EVIDENCE * strands, share)
+def batch_budget(left: int, needs_left: int, needs: int) -> int:
+    """A batch's questions: the share of what is left of the lesson's budget (what an earlier
+    batch did not use goes to the later ones) that its strands' first needs are of all those
+    left (`needs` of `needs_left` answers), at least its needs."""
+    share = left * needs // needs_left if needs_left else 0
+    return max(needs, share)
 
 
 def doubt(right: int, total: int) -> float:
@@ -42,12 +46,19 @@ def _doubt_of(search: EdgeSearch) -> float:
     return doubt(sum(search.answers.values()), len(search.answers))
 
 
-def pick(searches: Sequence[EdgeSearch]) -> int | None:
-    """The group asked next: one with fewer than MIN_EVIDENCE answers (the fewest first), else
-    the one most in doubt while it is below SURE_ENOUGH and STRAND_MAX answers; None when every
-    group is settled or out of items."""
+def short_of(search: EdgeSearch, recorded: bool = False) -> bool:
+    """Whether a group has fewer answers than its verdict needs (tutor.engine.verdicts.needed:
+    one that confirms its records, else MIN_EVIDENCE)."""
+    return len(search.answers) < needed(recorded, search.answers.values())
+
+
+def pick(searches: Sequence[EdgeSearch], recorded: Sequence[bool] = ()) -> int | None:
+    """The group asked next: one with fewer answers than it needs (`short_of`; `recorded`: each
+    group's records show it solid), the fewest first, else the one most in doubt while it is
+    below SURE_ENOUGH and STRAND_MAX answers; None when every group is settled or out of
+    items."""
     open_ = [k for k, s in enumerate(searches) if s.rest()]
-    short = [k for k in open_ if len(searches[k].answers) < MIN_EVIDENCE]
+    short = [k for k in open_ if short_of(searches[k], k < len(recorded) and recorded[k])]
     if short:
         return min(short, key=lambda k: (len(searches[k].answers), k))
     doubts = {k: _doubt_of(searches[k]) for k in open_ if len(searches[k].answers) < STRAND_MAX}
@@ -64,16 +75,24 @@ def most_in_doubt(searches: Sequence[EdgeSearch]) -> int:
 
 
 def fill_ups(lesson: Lesson, recall: Sequence[Presented], explain: Presented) -> list[Presented]:
-    """What a strand is asked when its choice items cannot give it MIN_EVIDENCE answers: its
-    lesson's items asked as free recall, then explaining the lesson in one's own words."""
+    """What a strand may be asked beyond its searched items when they cannot give it
+    MIN_EVIDENCE answers: its lesson's items asked as free recall, then explaining the lesson
+    in one's own words (those the search already runs over are left out: `beyond`)."""
     return [p for p in recall if p.lesson_id == lesson.id] + [explain]
+
+
+def beyond(fill: Sequence[Presented], queue: Sequence[Presented]) -> list[Presented]:
+    """A strand's fill-ups that its edge search does not already ask."""
+    return [p for p in fill if p not in queue]
 
 
 def planned(
     fills: Sequence[Sequence[Presented]], queues: Sequence[Sequence[Presented]]
 ) -> list[Presented]:
-    """The fill-ups a batch asks when nothing is withheld: for each strand, as many as its choice
-    items fall short of MIN_EVIDENCE."""
+    """The fill-ups a batch asks when nothing is withheld: for each strand, as many as its
+    searched items fall short of MIN_EVIDENCE."""
     return [
-        p for f, q in zip(fills, queues, strict=True) for p in f[: max(0, MIN_EVIDENCE - len(q))]
+        p
+        for f, q in zip(fills, queues, strict=True)
+        for p in beyond(f, q)[: max(0, MIN_EVIDENCE - len(q))]
     ]

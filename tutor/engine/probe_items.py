@@ -6,6 +6,7 @@ from __future__ import annotations
 from learning_system.curriculum import Lesson
 from tutor.engine import selection
 from tutor.engine.context import LessonContext
+from tutor.engine.edge_search import EdgeSearch
 from tutor.engine.items import Presented
 from tutor.engine.selection import Strand, concept_id
 
@@ -15,16 +16,13 @@ def presented(ctx: LessonContext, strand: Strand) -> list[Presented]:
     return selection.present_strand(strand, ctx.session_id, ctx.curriculum)
 
 
-def choices(pool: list[Presented]) -> list[Presented]:
-    return [p for p in pool if p.type in ("mcq", "numeric")]
-
-
-def queues(strand: Strand, choice: list[Presented]) -> list[list[Presented]]:
-    """The choice items of each group the edge search runs over: one per catch-up member, or
-    the strand's own."""
+def queues(strand: Strand, pool: list[Presented]) -> list[list[Presented]]:
+    """The items of each group the edge search runs over, broad to narrow — choice and free
+    recall alike (a free-recall answer is graded by the program for the search): one group per
+    catch-up member, or the strand's own."""
     if not strand.members:
-        return [choice]
-    return [[p for p in choice if p.lesson_id == m.lesson.id] for m in strand.members]
+        return [pool]
+    return [[p for p in pool if p.lesson_id == m.lesson.id] for m in strand.members]
 
 
 def explain_item(lesson: Lesson) -> Presented:
@@ -41,4 +39,11 @@ def explain_item(lesson: Lesson) -> Presented:
         reference=reference,
         bloom="understand",
         stage="pre",
+    )
+
+
+def search(queue: list[Presented]) -> EdgeSearch:
+    """The edge search over one group's items, knowing which of them are free recall."""
+    return EdgeSearch(
+        len(queue), frozenset(j for j, p in enumerate(queue) if p.type == "free_recall")
     )

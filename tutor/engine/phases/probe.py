@@ -1,7 +1,7 @@
 """Probe: one batch per strand (or catch-up batch), answers withheld until the batch is over.
-Each strand's choice items are searched for the edge of what is known, the lesson's question
-budget going where the answers leave most in doubt (tutor.engine.probe_budget); a strand whose
-choice items cannot give it two answers of its own is asked its items as free recall and then
+Each strand's items, choice and free recall alike, are searched for the edge of what is known,
+the lesson's question budget going where the answers leave most in doubt
+(tutor.engine.probe_budget); a strand whose items cannot give it the answers it needs is asked
 to explain its lesson in its own words; with room in the budget, the strand left most in doubt
 explains its lesson; then the results (tutor.engine.phases.results)."""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-from tutor.engine import probe_budget, probe_items
+from tutor.engine import probe_budget, probe_items, selfgrade, verdicts
 from tutor.engine.asking import ask
 from tutor.engine.context import LessonContext
 from tutor.engine.edge_search import EdgeSearch, ahead
@@ -18,67 +18,89 @@ from tutor.engine.phases import results
 from tutor.engine.records import Answer
 from tutor.engine.selection import Strand
 from tutor.engine.turns import Action, Prompt
-from tutor.engine.verdicts import MIN_EVIDENCE
+from tutor.engine.verdicts import needed
 
 Script = Generator[Prompt, Action, None]
 
 
 def run(ctx: LessonContext) -> Script:
     batches = ctx.prep.batches()
-    strands_left = sum(len(b.members) or 1 for b in batches)
-    left = probe_budget.lesson_budget(strands_left)
-    for n, strand in enumerate(batches, 1):
-        size = len(strand.members) or 1
-        budget = probe_budget.batch_budget(left, strands_left, size)
-        asked = yield from strand_batch(ctx, strand, n, len(batches), budget)
-        left, strands_left = max(0, left - asked), strands_left - size
+    recorded = verdicts.recorded_solid(ctx.prior_table)
+    on_record = [[m.name in recorded for m in b.members or (b,)] for b in batches]
+    left = probe_budget.lesson_budget(sum(map(len, on_record)), sum(map(sum, on_record)))
+    needs = [sum(needed(r, ()) for r in b) for b in on_record]  # each batch's answers first
+    needs_left = sum(needs)
+    for n, (strand, need) in enumerate(zip(batches, needs, strict=True), 1):
+        budget = probe_budget.batch_budget(left, needs_left, need)
+        asked = yield from strand_batch(ctx, strand, (n, len(batches)), budget, recorded)
+        left, needs_left = max(0, left - asked), needs_left - need
 
 
-def _known_now(answer: Answer) -> bool | None:
+def _known_now(answer: Answer) -> bool:
     """What a withheld answer says for the search: right is known (a hunch is re-probed later,
-    and the verdict counts it only then); a pending free recall says nothing yet."""
-    if answer.outcome == "pending":
-        return None
-    return answer.outcome == "correct"
+    and the verdict counts it only then); a free recall not graded yet is known when the program
+    finds that it touches more than half of the reference's key points (the learner or the
+    model grades it with the results)."""
+    item = answer.item
+    if answer.outcome != "pending" or item is None:
+        return answer.outcome == "correct"
+    touched = selfgrade.touched(answer.answer, item.question, item.reference)
+    return selfgrade.passes(len(touched), len(selfgrade.key_points(item.reference)))
 
 
 def strand_batch(
-    ctx: LessonContext, strand: Strand, n: int, total: int, budget: int
+    ctx: LessonContext,
+    strand: Strand,
+    batch: tuple[int, int],
+    budget: int,
+    recorded: frozenset[str] = frozenset(),
 ) -> Generator[Prompt, Action, int]:
     """One batch, results only after the whole batch: the edge search of each of its strands
     within `budget` questions (less what the fill-ups need, and one for an explain-back when
-    the budget has room beyond MIN_EVIDENCE a strand), the fill-ups of any strand left with
-    fewer than MIN_EVIDENCE answers, then — with that room — the strand left most in doubt
-    explains its lesson in its own words (an answer no option can give away). Returns the
-    questions asked."""
-    choice, fills = ctx.prep.questions(strand)
-    queues = probe_items.queues(strand, choice)
+    the budget has room beyond what its strands need), the fill-ups of any strand still short
+    of the answers it needs (MIN_EVIDENCE; one that confirms it, for a strand `recorded` solid
+    in the learner's records), then — with that room — the strand left most in doubt explains
+    its lesson in its own words (an answer no option can give away). Returns the questions
+    asked."""
+    n, total = batch
+    groups = strand.members or (strand,)
+    on_record = [g.name in recorded for g in groups]
+    pool, fills = ctx.prep.questions(strand)
+    queues = probe_items.queues(strand, pool)
+    fills = [probe_budget.beyond(f, q) for f, q in zip(fills, queues, strict=True)]
     planned = probe_budget.planned(fills, queues)
     room = budget - len(planned)
     explains = (
         [p for f in fills for p in f[-1:] if p.id.endswith("-explain")]
-        if room > MIN_EVIDENCE * len(queues)
+        if room > sum(needed(r, ()) for r in on_record)
         else []
     )
     ctx.prep.audits(f"audit:{n}:fill", [*planned, *explains], "probe")
     ctx.prep.batch_asked(n)  # the next batch is prepared while this one is answered
     title = f"Probe · strand {n} of {total} · {strand.name}"
-    searches = [EdgeSearch(len(q)) for q in queues]
-    answers = yield from _search(ctx, searches, queues, (n, total), title, room - bool(explains))
-    free: list[Answer] = []
-    for fill, search in zip(fills, searches, strict=True):
-        for item in fill[: max(0, MIN_EVIDENCE - len(search.answers))]:
-            given = yield from _free(ctx, item, (n, total), title, len(answers) + len(free))
+    searches = [probe_items.search(q) for q in queues]
+    searched = yield from _search(
+        ctx, searches, queues, batch, title, room - bool(explains), on_record
+    )
+    answers = [a for a in searched if a.item is None or a.item.type != "free_recall"]
+    free = [a for a in searched if a not in answers]
+    for fill, search, r in zip(fills, searches, on_record, strict=True):
+        known = list(search.answers.values())
+        for item in fill:
+            if len(known) >= needed(r, known):
+                break
+            given = yield from _free(ctx, item, batch, title, len(answers) + len(free))
             if given:
                 free.append(given)
+                known.append(_known_now(given))
     if explains and not any(f.item is not None and f.item.id.endswith("-explain") for f in free):
         doubted = strand.members[probe_budget.most_in_doubt(searches)] if strand.members else strand
         explain = next((p for p in explains if p.lesson_id == doubted.lesson.id), explains[0])
-        given = yield from _free(ctx, explain, (n, total), title, len(answers) + len(free))
+        given = yield from _free(ctx, explain, batch, title, len(answers) + len(free))
         if given:
             free.append(given)
     ctx.position = f"probe · strand {n}/{total} · results"
-    yield from results.run(ctx, strand, title, answers, free)
+    yield from results.run(ctx, strand, title, answers, free, recorded)
     return len(answers) + len(free)
 
 
@@ -98,15 +120,19 @@ def _search(
     batch: tuple[int, int],
     title: str,
     budget: int,
+    recorded: list[bool],
 ) -> Generator[Prompt, Action, list[Answer]]:
-    """The choice items asked, at most `budget`: the group the budget picks, the item its edge
-    search picks; the answers, withheld."""
+    """The items asked: the group the budget picks, the item its edge search picks; at most
+    `budget` questions but for a group still short of the answers it needs (`recorded`: each
+    group's records show it solid, so one answer may confirm it); the answers, withheld."""
     answers: list[Answer] = []
     n, total = batch
-    while len(answers) < budget:
-        k = probe_budget.pick(searches)
+    while True:
+        k = probe_budget.pick(searches, recorded)
         i = None if k is None else searches[k].next_index()
         if k is None or i is None:
+            break
+        if len(answers) >= budget and not probe_budget.short_of(searches[k], recorded[k]):
             break
         item = queues[k][i]
         # while this one is answered, the audits of the questions that may follow it

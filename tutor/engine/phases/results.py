@@ -52,8 +52,15 @@ def _row(ctx: LessonContext, a: Answer, follow_up: str = "") -> Evidence:
 
 
 def run(
-    ctx: LessonContext, strand: Strand, title: str, answers: list[Answer], free: list[Answer]
+    ctx: LessonContext,
+    strand: Strand,
+    title: str,
+    answers: list[Answer],
+    free: list[Answer],
+    recorded: frozenset[str] = frozenset(),
 ) -> Script:
+    """The batch's answers graded and shown, the follow-ups, and each strand's verdict (one
+    `recorded` solid in the learner's records may be confirmed by one answer)."""
     title = title + " · results"
     if not answers and not free:
         # every question of the strand was withheld: there is nothing to judge
@@ -75,7 +82,9 @@ def run(
     members = strand.members or (strand,)
     for member in members:  # each strand judged on its own answers only
         own = [r for r in evidence if r.lesson == member.lesson.id]
-        ctx.verdicts[member.name] = strand_verdict(own, member.lesson.id in misconceived)
+        ctx.verdicts[member.name] = strand_verdict(
+            own, member.lesson.id in misconceived, member.name in recorded
+        )
     if strand.members:
         judged = [ctx.verdicts[m.name] for m in members]
         verdict = (

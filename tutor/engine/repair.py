@@ -271,13 +271,36 @@ def _fair_sets(
     item: QuizItem, key: str, ranked: list[tuple[tuple[object, ...], str]], limit: int
 ) -> list[list[str]]:
     """Up to `limit` distinct choices of distractors from the ranked candidates that pass the
-    mechanical rules with the key (key first), the key's length rank varying between them."""
+    mechanical rules with the key (key first), the key's length rank varying between them;
+    a share of them is drawn with candidates of fewer words than the key first, and one with
+    more words first, so the key's rank by words varies too (a lesson whose wrong statements
+    run wordier than its keys would otherwise leave the key the one with fewest words)."""
+    n_words = len(key.split())
+    orders = [
+        ranked,
+        sorted(ranked, key=lambda c: (len(c[1].split()) >= n_words, c[0])),
+        sorted(ranked, key=lambda c: (len(c[1].split()) <= n_words, c[0])),
+    ]
+    out: list[list[str]] = []
+    for n, order in enumerate(orders):
+        share = limit - len(out) if n == len(orders) - 1 else max(1, limit // len(orders))
+        out += _sets_from(item, key, order, share, out)
+    return out[:limit]
+
+
+def _sets_from(
+    item: QuizItem,
+    key: str,
+    ranked: list[tuple[tuple[object, ...], str]],
+    limit: int,
+    taken: list[list[str]],
+) -> list[list[str]]:
     n_key = len(key)
     r = target_rank(item)
     out: list[list[str]] = []
     for attempt in range(MAX_TRIES):
         picks = _choose(ranked, n_key, (r + attempt) % 4, attempt // 4)
-        if picks is None or any(set(picks) == set(o[1:]) for o in out):
+        if picks is None or any(set(picks) == set(o[1:]) for o in [*taken, *out]):
             continue
         options = [key, *picks]
         q = QuizQuestion(

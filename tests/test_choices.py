@@ -149,6 +149,36 @@ def _offer(n: int, key: str, wrong: list[str]) -> tuple[str, admission.Offer]:
     return f"q{n}", admission.Offer(question, "The Mill", "L1", [([key, *wrong], 0)])
 
 
+def test_remarks_and_inflected_second_keys_are_never_lent(tmp_path: Path) -> None:
+    """A sentence about the lesson itself or leaning on the one before it answers no stem (a
+    learner who knows nothing strikes it), and one saying the key's words in other endings
+    ("sets the rates" for "rate set") is a second key: neither is lent."""
+    remarks = (
+        " Gates that open by hand are coming in Lesson 04."
+        " This keeps the wheel turning through the whole night."
+        " It sets the rates at which all the waters pass through."
+    )
+    lesson = load_curriculum(_lesson_with(tmp_path, FAIR_CONCEPT + remarks)).lessons[0]
+    texts = {_norm(d.text) for d in repair.donors(lesson)}
+    assert "it keeps floating branches out of the wheel below the race" in texts
+    assert "gates that open by hand are coming in lesson 04" not in texts
+    assert "this keeps the wheel turning through the whole night" not in texts
+    item = lesson.quiz[0]
+    for options in repair.repairs(item, lesson, repair.donors(lesson), limit=12):
+        assert "it sets the rates at which all the waters pass through" not in map(_norm, options)
+
+
+def test_striking_the_options_off_the_question_is_a_strategy_the_admission_weighs() -> None:
+    options = [
+        "The gate lets water through",
+        "A wheel turns the stone",
+        "Branches float down the race",
+        "Mud settles in the pond",
+    ]
+    found = guessing.guessable_by("What does the gate of a sluice do?", options, 0)
+    assert "strike_off_topic" in found
+
+
 def _mill_bank(words: tuple[str, str, str, str]) -> dict[str, tuple[list[str], int]]:
     """Twelve items each offering one set: the key says `words[0]`, the distractors the rest
     (with gate names that even out the lengths)."""

@@ -1,5 +1,6 @@
 """Answer-free strategies — what a learner who knows nothing could still use to pick an
-option (length, echoes of the stem, agreement among options, hedged wording, the closest pair)
+option (length, echoes of the stem, agreement among options, hedged wording, the closest pair,
+striking what shares no word with the question)
 — the cap on how often any of them may find the key, and the admission that chooses each
 item's option set and which items are asked as choices so that none of them beats chance."""
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tutor.engine.repair import form
+from tutor.engine.repair import form, stems
 from tutor.engine.words import content_words
 
 GUESS_CAP = 0.30  # no answer-free strategy may pick the key in more than this share of MCQs
@@ -72,6 +73,7 @@ def strategy_scores(
             for o in options
         ],
         "closest_pair": [round(v, 6) for v in _closest_pair(options)],
+        "strike_off_topic": [float(bool(stems(stem | topic) & stems(w))) for w in option_words],
     }
 
 

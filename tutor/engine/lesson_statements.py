@@ -24,6 +24,16 @@ _BELIEF = re.compile(
     re.I,
 )
 _HEADERS = frozenset({"term", "what people say", "what it actually means"})
+# a sentence about the lesson itself or the reader ("coming in Lesson 03", "you know that"), or
+# one that leans on the sentence before it ("This breaks …", "The same holds"): no answer to any
+# stem, so a learner who knows nothing strikes it
+_REMARK = re.compile(
+    r"\b(you know|you'll|you will|we'll|we will|we saw|let's|lesson \d+|"
+    r"this (lesson|section|chapter)|next (lesson|section)|(see|shown|as|listed) (above|below)|"
+    r"in hindsight|coming (up|in|next)|later on|so far|for now)\b",
+    re.I,
+)
+_ANAPHOR = re.compile(r"^(this|these|those|here|the same)\b", re.I)
 # "Without it, X", "In practice, X": X is a statement of its own
 _LEAD_IN = re.compile(r"^[A-Z][\w' -]{0,30}?, (?=[a-z])")
 # "The foo bar is the X that …": the meaning of a term the document defines, said as a phrase
@@ -53,6 +63,7 @@ def _fits(s: Statement) -> bool:
         (1 if s.kind == "name" else MIN_WORDS) <= n <= MAX_WORDS
         and not text.endswith(":")
         and "=" not in text
+        and not (s.kind == "said" and (_REMARK.search(text) or _ANAPHOR.match(text)))
     )
 
 

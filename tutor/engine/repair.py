@@ -163,14 +163,28 @@ def _jaccard(a: Iterable[str], b: Iterable[str]) -> float:
 def _answers_too(
     d: Donor, item: QuizItem, key_words: set[str], stem_words: set[str], explained: set[str]
 ) -> bool:
-    """Could this option also be a right answer to the item? (asked alike, said alike)"""
+    """Could this option also be a right answer to the item? (asked alike, said alike: words
+    compared by their stems, so "predicting" says what "predict" says)"""
     if _jaccard(d.stem_words, stem_words) >= SIMILAR_STEM:
         return True
     if not d.words:
         return True
-    if len(d.words & key_words) >= SAME_ANSWER * min(len(d.words), len(key_words) or 1):
+    mine, key, told = stems(d.words), stems(key_words), stems(explained)
+    if len(mine & key) >= SAME_ANSWER * min(len(mine), len(key) or 1):
         return True
-    return len(d.words & explained) >= SAME_ANSWER * len(d.words) + 1
+    return len(mine & told) >= SAME_ANSWER * len(mine) + 1
+
+
+def stems(found: Iterable[str]) -> set[str]:
+    """Words without their commonest endings (-ing, -ed, -es, -s): a crude stem."""
+    out = set()
+    for w in found:
+        for end in ("ing", "ed", "es", "s"):
+            if w.endswith(end) and len(w) - len(end) >= 3 and not w.endswith("ss"):
+                w = w[: -len(end)]
+                break
+        out.add(w)
+    return out
 
 
 def dressed_as(text: str, key: str) -> str:
@@ -210,7 +224,8 @@ def repairs(
     """Up to `limit` sets of options for the item (key first, then three distractors) that pass
     the mechanical rules, best first (none when no fair set can be found). The item's own
     distractors are kept when they fit the key's length and form; the rest are drawn from its
-    own lesson (`donors`), first those that echo the stem as often as the key, share a word
+    own lesson (`donors`), first those that share a word with the stem or the lesson title when
+    the key does (and none when it does not), echo the stem as often as the key, share a word
     with the item's topic and have about as many words as the key, at random within each tier.
     `exclude` holds texts that must not appear (the keys of the phase's items, the options
     already shown in the lesson). Deterministic."""
@@ -229,6 +244,8 @@ def repairs(
     topic = (
         stem_words | set().union(*(words(o) for o in own_distractors)) | words(lesson.title)
     ) - key_words
+    asked = stems(stem_words | words(lesson.title))  # what "strike the off-topic" compares with
+    key_asked = bool(asked & stems(key_words))
     own_norm = {_norm(o) for o in item.options}
     lo, hi = LENGTH_BAND
     seen: set[str] = {_norm(key)}
@@ -261,7 +278,8 @@ def repairs(
         echo_off = abs(len(stem_words & d.words) - key_echo)
         on_topic = bool(topic & d.words) or d.kind in _WRITTEN_WRONG
         words_off = abs(len(text.split()) - n_words) > max(2, n_words // 3)
-        tier = (echo_off > 0) + (not on_topic) + words_off
+        struck_unlike_key = bool(asked & stems(d.words)) != key_asked
+        tier = (echo_off > 0) + (not on_topic) + words_off + 2 * struck_unlike_key
         ranked.append(((tier, _seed(item.id, text) % 1000), text))
     ranked.sort()
     return _fair_sets(item, key, ranked, limit)

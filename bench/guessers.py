@@ -14,7 +14,7 @@ multiple-choice items:
   the option sharing most (or fewest) words with the other options;
 - wording: strike the option that admits no exception (`always`, `never`, `only` …), keep the
   hedged one (`usually`, `may` …); of the two options most alike (shared letter triples),
-  one is the key;
+  one is the key; strike the options sharing no word (by stem) with the stem or the title;
 - seen as a key elsewhere: strike every option that was revealed as another item's key in
   the course, pick among the rest;
 - test-wise: a scorer trained on the revealed keys of the OTHER lessons of the course

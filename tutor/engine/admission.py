@@ -6,8 +6,9 @@ admission picks one per item so that, over the phase, every strategy — and eve
 option in its 2nd, 3rd or 4th place" by it, what a test-wise learner trained on revealed keys
 learns (tutor.engine.guessing.placed_weights) — finds the key as near one time in four as the
 sets allow. It picks greedily in bank order, then revisits each item while that brings the
-phase nearer chance, and only then drops items, worst first, until no strategy finds the key
-in more than ADMIT_CAP of the admitted items. No option text is shown twice in a lesson.
+phase nearer chance, and only then drops items — each time the one whose leaving brings the
+strategies most under the cap — until no strategy's own pick finds the key in more than
+ADMIT_CAP of the admitted items plus SLACK. No option text is shown twice in a lesson.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tutor.engine.guessing import ADMIT_CAP, placed_weights
+from tutor.engine.repair import norm
 
 PASSES = 4  # revisits of the whole bank before items are dropped
 PLACED = 0.5  # how much a `name@r` strategy weighs against a strategy's own pick when balancing
@@ -30,10 +32,6 @@ class Offer:
     title: str  # its lesson's title (a strategy compares options with it)
     lesson: str  # no option text is shown twice in one lesson
     sets: list[tuple[list[str], int]]
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split()).strip(" .;:!")
 
 
 @dataclass
@@ -74,7 +72,7 @@ class Admission:
 
     def _texts(self, item_id: str, n: int) -> list[str]:
         options, key = self.offers[item_id].sets[n]
-        return [_norm(o) for m, o in enumerate(options) if m != key]
+        return [norm(o) for m, o in enumerate(options) if m != key]
 
     def _fits(self, item_id: str, n: int) -> bool:
         used = self.shown.get(self.offers[item_id].lesson, {})

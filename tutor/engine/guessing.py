@@ -1,8 +1,7 @@
 """Answer-free strategies — what a learner who knows nothing could still use to pick an
 option (length, echoes of the stem, agreement among options, hedged wording, the closest pair,
-striking what shares no word with the question)
-— the cap on how often any of them may find the key, and the admission that chooses each
-item's option set and which items are asked as choices so that none of them beats chance."""
+striking what shares no word with the question) — and the cap on how often any of them may
+find the key (held by tutor.engine.admission)."""
 
 from __future__ import annotations
 

@@ -177,8 +177,12 @@ def _option_sets(
     texts already shown in its lesson."""
     issues = _issues(item)
     codes = {i.code or "?" for i in issues}
-    own_key = _norm(item.options[item.correct]) if 0 <= item.correct < len(item.options) else ""
-    if not issues and ({_norm(o) for o in item.options} - {own_key}) & ((keys - {own_key}) | shown):
+    own_key = (
+        repair.norm(item.options[item.correct]) if 0 <= item.correct < len(item.options) else ""
+    )
+    if not issues and ({repair.norm(o) for o in item.options} - {own_key}) & (
+        (keys - {own_key}) | shown
+    ):
         codes = {"shared"}  # a distractor is another item's key or option: lend afresh
     if not codes:
         return [(list(item.options), item.correct)], codes
@@ -200,7 +204,9 @@ def choice_forms(
     why: dict[str, str] = {}
     how: dict[str, str] = {}
     admission = Admission()
-    keys = frozenset(_norm(q.options[q.correct]) for q in bank if 0 <= q.correct < len(q.options))
+    keys = frozenset(
+        repair.norm(q.options[q.correct]) for q in bank if 0 <= q.correct < len(q.options)
+    )
     for item in bank:
         if item.type == "numeric":
             continue
@@ -249,10 +255,6 @@ def phase_forms(
     return _FORMS[key][1], _FORMS[key][2]
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split()).strip(" .;:!")
-
-
 def _choice_forms(
     items: Sequence[QuizItem], homes: dict[str, Lesson], curriculum: Curriculum | None
 ) -> tuple[dict[str, Form], dict[str, str]]:
@@ -269,14 +271,14 @@ def _choice_forms(
             continue
         options, key_at, how = forms[item.id]
         others = {
-            _norm(o.options[o.correct])
+            repair.norm(o.options[o.correct])
             for o in items
             if o is not item and o.type == "mcq" and 0 <= o.correct < len(o.options)
         }
-        if {_norm(o) for n, o in enumerate(options) if n != key_at} & (shown | others):
+        if {repair.norm(o) for n, o in enumerate(options) if n != key_at} & (shown | others):
             why[item.id] = "its options would repeat another item's option or key in this batch"
             continue
-        shown |= {_norm(o) for o in options}
+        shown |= {repair.norm(o) for o in options}
         chosen[item.id] = (options, key_at, how)
     return chosen, why
 

@@ -121,13 +121,6 @@ def test_the_cap_holds_on_a_late_corpus_lesson(tmp_path, monkeypatch, corpus_roo
     assert all(v == "unknown" for v in notes[-1]["verdicts"].values())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 21 part 4, open: since choices come only from an item's own lesson, this "
-    "strand has one fair choice item and the rest are free recall; the probe asks the choice, "
-    "one free-recall fill-up and the explain-back, never a harder item, so knowing the easier "
-    "half reads 'solid'. The doubt-driven questions must draw on free recall to bracket the edge.",
-)
 def test_partial_knowledge_is_told_apart_from_none(tmp_path, monkeypatch, workshop):
     lesson_id = "P1 L02"  # one prerequisite, six items
     whole = load_curriculum(workshop)

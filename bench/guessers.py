@@ -12,6 +12,9 @@ multiple-choice items:
   capitals, end stop);
 - words and topic: most words shared with the stem, with the lesson's title, with both;
   the option sharing most (or fewest) words with the other options;
+- wording: strike the option that admits no exception (`always`, `never`, `only` …), keep the
+  hedged one (`usually`, `may` …); of the two options most alike (shared letter triples),
+  one is the key; strike the options sharing no word (by stem) with the stem or the title;
 - seen as a key elsewhere: strike every option that was revealed as another item's key in
   the course, pick among the rest;
 - test-wise: a scorer trained on the revealed keys of the OTHER lessons of the course
@@ -22,7 +25,8 @@ A strategy's hit rate is its expected share of keys found, ties broken at random
 course: the share of presented items that are choices, each strategy's hit rate (the worst
 over the seeds) and the best. Targets: choices ≥ 50% and best ≤ 0.30 on every course.
 Default courses: the shared corpus (../shared/corpus/aiefs, skipped with a message when
-absent) and generated courses unlike it (tutor.testing.course_maker, .glossary_course).
+absent) and generated courses unlike it (tutor.testing.course_maker, .ledger_maker,
+.glossary_course).
 `--check` exits 1 when a target is missed.
 """
 
@@ -41,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from learning_system.curriculum import load_curriculum  # noqa: E402
 from tutor.commands.items import presented_items  # noqa: E402
-from tutor.engine.guessing import strategy_scores  # noqa: E402
+from tutor.engine.guessing import chance_of_key, strategy_scores  # noqa: E402
 from tutor.engine.repair import form  # noqa: E402
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "aiefs"
@@ -59,12 +63,6 @@ class Shown:
     question: str
     options: tuple[str, ...]
     key: int
-
-
-def chance_of_key(values: Sequence[float], key: int) -> float:
-    best = max(values)
-    tied = sum(1 for v in values if v == best)
-    return 1.0 / tied if values[key] == best else 0.0
 
 
 def collect(root: Path, seed: str, lessons: int) -> tuple[list[Shown], int]:
@@ -182,9 +180,11 @@ def hit_rates(shown: Sequence[Shown]) -> dict[str, float]:
 def generated_courses(tmp: Path) -> dict[str, Path]:
     from tutor.testing import glossary_course
     from tutor.testing.course_maker import write_course
+    from tutor.testing.ledger_maker import write_ledger_course
 
     return {
         "generated: workshop": write_course(tmp / "workshop"),
+        "generated: ledger": write_ledger_course(tmp / "ledger"),
         "generated: glossary (weather)": glossary_course.write_course(tmp / "weather", "weather"),
         "generated: glossary (kitchen)": glossary_course.write_course(
             tmp / "kitchen", "kitchen", seed=11

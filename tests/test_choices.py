@@ -15,7 +15,7 @@ import pytest
 
 from learning_system.curriculum import load_curriculum
 from tutor.commands.items import presented_items
-from tutor.engine import items, repair
+from tutor.engine import admission, guessing, items, repair
 from tutor.testing import glossary_course
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -142,3 +142,93 @@ def test_guessers_bench_holds_on_generated_courses_across_seeds(glossary: Path) 
     best = next(line for line in run.stdout.splitlines() if "best strategy:" in line)
     rate = float(best.split("best strategy:")[1].split()[1].rstrip("%")) / 100
     assert rate <= 0.30, run.stdout
+
+
+def _offer(n: int, key: str, wrong: list[str]) -> tuple[str, admission.Offer]:
+    question = f"What does part {n} of the mill do?"
+    return f"q{n}", admission.Offer(question, "The Mill", "L1", [([key, *wrong], 0)])
+
+
+def test_remarks_and_inflected_second_keys_are_never_lent(tmp_path: Path) -> None:
+    """A sentence about the lesson itself or leaning on the one before it answers no stem (a
+    learner who knows nothing strikes it), and one saying the key's words in other endings
+    ("sets the rates" for "rate set") is a second key: neither is lent."""
+    remarks = (
+        " Gates that open by hand are coming in Lesson 04."
+        " This keeps the wheel turning through the whole night."
+        " It sets the rates at which all the waters pass through."
+    )
+    lesson = load_curriculum(_lesson_with(tmp_path, FAIR_CONCEPT + remarks)).lessons[0]
+    texts = {_norm(d.text) for d in repair.donors(lesson)}
+    assert "it keeps floating branches out of the wheel below the race" in texts
+    assert "gates that open by hand are coming in lesson 04" not in texts
+    assert "this keeps the wheel turning through the whole night" not in texts
+    item = lesson.quiz[0]
+    for options in repair.repairs(item, lesson, repair.donors(lesson), limit=12):
+        assert "it sets the rates at which all the waters pass through" not in map(_norm, options)
+
+
+def test_striking_the_options_off_the_question_is_a_strategy_the_admission_weighs() -> None:
+    options = [
+        "The gate lets water through",
+        "A wheel turns the stone",
+        "Branches float down the race",
+        "Mud settles in the pond",
+    ]
+    found = guessing.guessable_by("What does the gate of a sluice do?", options, 0)
+    assert "strike_off_topic" in found
+
+
+def _mill_bank(words: tuple[str, str, str, str]) -> dict[str, tuple[list[str], int]]:
+    """Twelve items each offering one set: the key says `words[0]`, the distractors the rest
+    (with gate names that even out the lengths)."""
+    made = admission.Admission()
+    for n in range(12):
+        key = f"It {words[0]} turns wheel {n} at the lower gate"
+        wrong = [
+            f"It {w} turns wheel {n} at the {gate} gate"
+            for w, gate in zip(words[1:], ("back", "inner", "middle"), strict=True)
+        ]
+        question = f"What does part {n} of the mill do?"
+        made.offer(f"q{n}", admission.Offer(question, "The Mill", "L1", [([key, *wrong], 0)]))
+    return made.settle()
+
+
+def test_the_admission_holds_the_hedged_key_to_the_cap() -> None:
+    """A bank whose keys are each the one hedged option ("often") among options that admit no
+    exception ("always", "never", "only"): a test-wise learner picks the hedged one, so the
+    admission keeps only as many as the cap allows, and names the tell."""
+    hedged = _mill_bank(("often", "always", "never", "only"))
+    hits = sum(
+        guessing.guess_weights(f"What does part {i[1:]} of the mill do?", o, k, "The Mill")[
+            "hedged"
+        ]
+        for i, (o, k) in hedged.items()
+    )
+    assert hits <= guessing.ADMIT_CAP * len(hedged) + admission.SLACK
+    assert len(hedged) <= 1
+    options = ["It often turns it", "It always turns it", "It never turns it", "It only turns it"]
+    assert "hedged" in guessing.guessable_by("What does it do?", options, 0)
+
+
+@pytest.mark.parametrize("subject", ["kitchen"])
+def test_a_testwise_learner_gains_nothing_on_a_generated_course(tmp_path: Path, subject) -> None:
+    """bench/guessers.py on a glossary course of another subject: at least half of what the
+    sessions present are choices, and neither the best single strategy nor the test-wise learner
+    trained on the other lessons' revealed keys finds more than GUESS_CEILING of the keys."""
+    root = glossary_course.write_course(tmp_path / subject, subject, seed=11)
+    run = subprocess.run(
+        [sys.executable, "bench/guessers.py", "--curriculum", str(root), "--seeds", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    share = next(line for line in lines if "choices:" in line)
+    assert float(share.split()[1].rstrip("%")) >= 50, run.stdout
+    for name in ("testwise", "hedged", "closest_pair", "best strategy:"):
+        line = next(line for line in lines if line.strip().startswith(name))
+        rate = float(line.split(name)[1].split()[-1 if name != "best strategy:" else 1].rstrip("%"))
+        assert rate <= 30.0, run.stdout

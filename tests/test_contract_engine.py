@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tutor.engine import guessing, items, probe_budget, repair, selection, verdicts
+from tutor.engine import admission, guessing, items, probe_budget, repair, selection, verdicts
 from tutor.engine.phases import teach
 from tutor.engine.verdicts import Evidence, strand_verdict
 
@@ -14,7 +14,8 @@ SECTION = " ".join(CONTRACT.split("## Tutor engine", 1)[1].split())
 
 def test_the_numbers_in_the_contract_are_the_codes():
     assert guessing.GUESS_CAP == 0.30 and "30%" in SECTION
-    assert guessing.ADMIT_CAP == 0.25 and "more than 25% of the MCQs (`ADMIT_CAP`" in SECTION
+    assert guessing.ADMIT_CAP == 0.25 and "more than 25% of the MCQs plus half a key" in SECTION
+    assert admission.SLACK == 0.5 and "(`ADMIT_CAP`, `SLACK`" in SECTION
     assert repair.TWIN == 0.6 and "(0.6 of their words shared)" in SECTION
     assert items.ALTERNATIVES == 12 and "Of up to 12 fair option sets" in SECTION
     assert items.REPAIRABLE == {"M04", "M05", "M13", "M15"} and "(M04, M05, M13, M15)" in SECTION

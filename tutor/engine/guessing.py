@@ -1,18 +1,38 @@
 """Answer-free strategies — what a learner who knows nothing could still use to pick an
-option (length, echoes of the stem, agreement among options) — and the cap on how often any of
-them may find the key."""
+option (length, echoes of the stem, agreement among options, hedged wording, the closest pair,
+striking what shares no word with the question) — and the cap on how often any of them may
+find the key (held by tutor.engine.admission)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from tutor.engine.repair import form
+from tutor.engine.repair import form, stems
 from tutor.engine.words import content_words
 
 GUESS_CAP = 0.30  # no answer-free strategy may pick the key in more than this share of MCQs
 # items are admitted against a lower share, so that a lesson's presented subset of its phase's
 # choices (and the strategies a learner combines) stays under GUESS_CAP
 ADMIT_CAP = 0.25
+# test-wise wording: a claim that admits no exception is struck, a hedged one is kept
+_ABSOLUTE = re.compile(r"\b(always|never|only|all|none|every|must|cannot|completely|entirely)\b")
+_HEDGE = re.compile(r"\b(usually|often|may|might|can|typically|generally|some|most|tends?)\b")
+
+
+def _trigrams(text: str) -> set[str]:
+    t = " ".join(text.lower().split())
+    return {t[n : n + 3] for n in range(max(1, len(t) - 2))}
+
+
+def _closest_pair(options: Sequence[str]) -> list[float]:
+    """Per option, its likeness (shared letter triples) to the option most like it: "when two
+    options are nearly the same, one of them is the answer"."""
+    grams = [_trigrams(o) for o in options]
+    return [
+        max((len(g & h) / len(g | h) if g | h else 0.0) for m, h in enumerate(grams) if m != n)
+        for n, g in enumerate(grams)
+    ]
 
 
 def strategy_scores(
@@ -47,7 +67,36 @@ def strategy_scores(
         "strike_longest": [
             float(lengths[n]) if n != longest else -1.0 for n in range(len(options))
         ],
+        "hedged": [
+            float(len(_HEDGE.findall(o.lower())) - 2 * len(_ABSOLUTE.findall(o.lower())))
+            for o in options
+        ],
+        "closest_pair": [round(v, 6) for v in _closest_pair(options)],
+        "strike_off_topic": [float(bool(stems(stem | topic) & stems(w))) for w in option_words],
     }
+
+
+def chance_of_key(values: Sequence[float], key: int) -> float:
+    """The chance that picking a highest-scoring option (ties broken at random) picks the
+    key."""
+    best = max(values)
+    tied = sum(1 for v in values if v == best)
+    return 1.0 / tied if values[key] == best else 0.0
+
+
+def _rank_chances(values: Sequence[float], key: int) -> list[float]:
+    """For each place r below the top (the 2nd, 3rd, 4th highest score, ties sharing a place),
+    the chance that "pick the option in place r" picks the key (a place no option holds is a
+    blind guess)."""
+    levels = sorted(set(values), reverse=True)
+    out = []
+    for r in range(1, len(values)):
+        if r >= len(levels):
+            out.append(1.0 / len(values))
+            continue
+        tied = sum(1 for v in values if v == levels[r])
+        out.append(1.0 / tied if values[key] == levels[r] else 0.0)
+    return out
 
 
 def guess_weights(
@@ -55,11 +104,23 @@ def guess_weights(
 ) -> dict[str, float]:
     """For each answer-free strategy, the chance it picks the key: 1 when the key alone scores
     highest, 1/k when it ties with k − 1 others (a guesser breaks ties at random), else 0."""
-    out = {}
+    return {
+        name: chance_of_key(values, key)
+        for name, values in strategy_scores(question, options, title).items()
+    }
+
+
+def placed_weights(
+    question: str, options: Sequence[str], key: int, title: str = ""
+) -> dict[str, float]:
+    """guess_weights, and for each strategy also "pick the option in its 2nd, 3rd or 4th
+    place" (`name@2` …): what a test-wise learner who has seen where keys fall learns. An
+    admission that keeps each of these near chance leaves such a learner nothing to learn."""
+    out: dict[str, float] = {}
     for name, values in strategy_scores(question, options, title).items():
-        best = max(values)
-        tied = sum(1 for v in values if v == best)
-        out[name] = 1.0 / tied if values[key] == best else 0.0
+        out[name] = chance_of_key(values, key)
+        for r, w in enumerate(_rank_chances(values, key), start=2):
+            out[f"{name}@{r}"] = w
     return out
 
 
@@ -83,27 +144,3 @@ def guessable_by(
         for name, w in guess_weights(question, options, key, title).items()
         if w > 0 and abs(w - everyone) > 1e-9 and (among is None or name in among)
     ]
-
-
-def admit_within_guess_cap(forms: dict[str, tuple[str, list[str], int, str]]) -> set[str]:
-    """Choose which items are asked as MCQs so that no answer-free strategy picks the key in
-    more than ADMIT_CAP of them (expected share, ties broken at random): drop, one at a time,
-    the item that feeds the over-cap strategies most, until none is over."""
-    leaks = {
-        item_id: guess_weights(q, opts, key, title)
-        for item_id, (q, opts, key, title) in forms.items()
-        if len(opts) == 4 and 0 <= key < 4
-    }
-    while leaks:
-        totals: dict[str, float] = {}
-        for found in leaks.values():
-            for name, w in found.items():
-                totals[name] = totals.get(name, 0.0) + w
-        over = {name for name, t in totals.items() if t > ADMIT_CAP * len(leaks) + 1e-9}
-        if not over:
-            break
-        worst = max(
-            leaks, key=lambda i: (sum(leaks[i][n] for n in over), sum(leaks[i].values()), i)
-        )
-        del leaks[worst]
-    return set(leaks)

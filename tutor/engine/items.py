@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict
 
 from learning_system.curriculum import Curriculum, Lesson, QuizItem
 from tutor.engine import repair
-from tutor.engine.guessing import admit_within_guess_cap, guess_weights, guessable_by
+from tutor.engine.admission import Admission, Offer
+from tutor.engine.guessing import guessable_by
 from tutor.gates import mcq
 from tutor.gates.envelopes import QuizQuestion
 from tutor.gates.verdicts import QuizIssue
@@ -167,12 +168,28 @@ Form = tuple[list[str], int, str]  # options, key index, "bank" or "repaired"
 ALTERNATIVES = 12  # fair option sets weighed per repaired item
 
 
-def _imbalance_after(load: dict[str, float], count: int, weights: dict[str, float]) -> float:
-    """How far the answer-free strategies would stray from chance (1 key in 4) over the
-    choices so far with these weights added: a strategy that finds the key rarely tells as
-    much as one that finds it often."""
-    chance = (count + 1) / 4
-    return sum((load.get(n, 0.0) + w - chance) ** 2 for n, w in weights.items())
+def _option_sets(
+    item: QuizItem, home: Lesson, keys: frozenset[str], shown: frozenset[str]
+) -> tuple[list[tuple[list[str], int]], set[str]]:
+    """The item's fair option sets (options, key index) and the rule codes it failed as the
+    bank wrote it: its own options when they pass, else up to ALTERNATIVES repaired sets (none
+    when its flaws are more than the options' shape). `keys`: the phase's keys; `shown`: the
+    texts already shown in its lesson."""
+    issues = _issues(item)
+    codes = {i.code or "?" for i in issues}
+    own_key = (
+        repair.norm(item.options[item.correct]) if 0 <= item.correct < len(item.options) else ""
+    )
+    if not issues and ({repair.norm(o) for o in item.options} - {own_key}) & (
+        (keys - {own_key}) | shown
+    ):
+        codes = {"shared"}  # a distractor is another item's key or option: lend afresh
+    if not codes:
+        return [(list(item.options), item.correct)], codes
+    if not codes <= REPAIRABLE | {"shared"}:
+        return [], codes
+    found = repair.repairs(item, home, repair.donors(home), keys | shown, ALTERNATIVES)
+    return [(options, 0) for options in found], codes
 
 
 def choice_forms(
@@ -180,58 +197,39 @@ def choice_forms(
 ) -> tuple[dict[str, Form], dict[str, str]]:
     """For each item of a bank that can be asked as multiple choice: (options, key index, how);
     for the rest, why not. Raw items are used as they are when they pass the rules; items whose
-    only flaws are the options' shape are repaired from their own lesson (tutor.engine.repair),
-    each with the fair option set that keeps the answer-free strategies nearest chance so far
-    (no option text twice in a lesson); then items are dropped, worst first, until no
-    answer-free strategy picks the key in more than ADMIT_CAP of them."""
-    forms: dict[str, Form] = {}
+    only flaws are the options' shape are repaired from their own lesson (tutor.engine.repair)
+    into up to ALTERNATIVES fair option sets, and the admission (tutor.engine.admission)
+    chooses one set per item and which items are asked as choices, so that no answer-free
+    strategy picks the key in more than ADMIT_CAP of them."""
     why: dict[str, str] = {}
-    lent: dict[str, set[str]] = {}  # per lesson, texts already shown: a batch shows each once
-    load: dict[str, float] = {}  # per strategy, the keys it finds so far (expected)
-    keys = frozenset(_norm(q.options[q.correct]) for q in bank if 0 <= q.correct < len(q.options))
+    how: dict[str, str] = {}
+    admission = Admission()
+    keys = frozenset(
+        repair.norm(q.options[q.correct]) for q in bank if 0 <= q.correct < len(q.options)
+    )
     for item in bank:
         if item.type == "numeric":
             continue
         home = homes[item.id]
-        issues = _issues(item)
-        codes = {i.code or "?" for i in issues}
-        own_key = _norm(item.options[item.correct]) if 0 <= item.correct < len(item.options) else ""
-        taken = (keys - {own_key}) | lent.get(home.id, set())
-        if not issues and ({_norm(o) for o in item.options} - {own_key}) & taken:
-            codes = {"shared"}  # a distractor is another item's key or option: lend afresh
-        found: list[list[str]] = [list(item.options)] if not codes else []
-        if codes and codes <= REPAIRABLE | {"shared"}:
-            used = frozenset(lent.get(home.id, set()))
-            found = repair.repairs(item, home, repair.donors(home), keys | used, ALTERNATIVES)
-        if not found:
+        sets, codes = _option_sets(item, home, keys, admission.in_use(home.id))
+        if not sets:
             why[item.id] = (
                 "its options repeat another item's key or option, and its lesson lends no "
                 "fair others"
                 if codes == {"shared"}
                 else f"failed the quiz rules ({', '.join(sorted(codes))})"
             )
-            continue
-        key_at = item.correct if not codes else 0
-        options = min(
-            found,
-            key=lambda o: _imbalance_after(
-                load, len(forms), guess_weights(item.question, o, key_at, home.title)
-            ),
-        )
-        for name, w in guess_weights(item.question, options, key_at, home.title).items():
-            load[name] = load.get(name, 0.0) + w
-        lent.setdefault(home.id, set()).update(_norm(o) for o in options)
-        forms[item.id] = (options, key_at, "repaired" if codes else "bank")
-    stems = {i.id: i.question for i in bank}
-    admitted = admit_within_guess_cap(
-        {i: (stems[i], opts, key, homes[i].title) for i, (opts, key, _) in forms.items()}
-    )
-    for item_id in list(forms):
-        if item_id not in admitted:
-            opts, key, _ = forms.pop(item_id)
-            strategies = guessable_by(stems[item_id], opts, key, homes[item_id].title)
-            leaks = ", ".join(strategies) or "the bank's mix"
-            why[item_id] = f"as a choice its key could be guessed ({leaks})"
+        elif admission.offer(item.id, Offer(item.question, home.title, home.id, sets)) is None:
+            why[item.id] = "every fair set of its options repeats an option shown in its lesson"
+        else:
+            how[item.id] = "repaired" if codes else "bank"
+    offered = dict(admission.chosen)
+    forms = {i: (o, k, how[i]) for i, (o, k) in admission.settle().items()}
+    for item_id in offered.keys() - forms.keys():
+        offer = admission.offers[item_id]
+        opts, key = offer.sets[offered[item_id]]
+        leaks = ", ".join(guessable_by(offer.question, opts, key, offer.title)) or "the bank's mix"
+        why[item_id] = f"as a choice its key could be guessed ({leaks})"
     return forms, why
 
 
@@ -257,10 +255,6 @@ def phase_forms(
     return _FORMS[key][1], _FORMS[key][2]
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split()).strip(" .;:!")
-
-
 def _choice_forms(
     items: Sequence[QuizItem], homes: dict[str, Lesson], curriculum: Curriculum | None
 ) -> tuple[dict[str, Form], dict[str, str]]:
@@ -277,14 +271,14 @@ def _choice_forms(
             continue
         options, key_at, how = forms[item.id]
         others = {
-            _norm(o.options[o.correct])
+            repair.norm(o.options[o.correct])
             for o in items
             if o is not item and o.type == "mcq" and 0 <= o.correct < len(o.options)
         }
-        if {_norm(o) for n, o in enumerate(options) if n != key_at} & (shown | others):
+        if {repair.norm(o) for n, o in enumerate(options) if n != key_at} & (shown | others):
             why[item.id] = "its options would repeat another item's option or key in this batch"
             continue
-        shown |= {_norm(o) for o in options}
+        shown |= {repair.norm(o) for o in options}
         chosen[item.id] = (options, key_at, how)
     return chosen, why
 

@@ -24,6 +24,22 @@ _BELIEF = re.compile(
     re.I,
 )
 _HEADERS = frozenset({"term", "what people say", "what it actually means"})
+# a sentence about the lesson itself or the reader ("coming in Lesson 03", "you know that"), or
+# one that leans on the sentence before it ("This breaks …", "The same holds"): no answer to any
+# stem, so a learner who knows nothing strikes it
+_REMARK = re.compile(
+    r"\b(you know|you'll|you will|we'll|we will|we saw|let's|lesson \d+|"
+    r"this (lesson|section|chapter)|next (lesson|section)|(see|shown|as|listed) (above|below)|"
+    r"in hindsight|coming (up|in|next)|later on|so far|for now)\b",
+    re.I,
+)
+_ANAPHOR = re.compile(r"^(this|these|those|here|the same)\b", re.I)
+# "Without it, X", "In practice, X": X is a statement of its own
+_LEAD_IN = re.compile(r"^[A-Z][\w' -]{0,30}?, (?=[a-z])")
+# "The foo bar is the X that …": the meaning of a term the document defines, said as a phrase
+_DEFINES = re.compile(
+    r"^(?:the |an? )?[\w-]+(?: [\w-]+){0,3} (?:is|are|means) ((?:the|an?) \w.*)$", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -47,6 +63,7 @@ def _fits(s: Statement) -> bool:
         (1 if s.kind == "name" else MIN_WORDS) <= n <= MAX_WORDS
         and not text.endswith(":")
         and "=" not in text
+        and not (s.kind == "said" and (_REMARK.search(text) or _ANAPHOR.match(text)))
     )
 
 
@@ -89,14 +106,32 @@ def _said(sentence: str) -> Statement:
     return Statement("" if raw.endswith(("?", ":")) else _clean(raw), "said")
 
 
+def _derived(s: Statement) -> list[Statement]:
+    """The statement, and what it says past a lead-in (`Without it, …`) or, for a definition
+    (`The X is the Y that …`), the meaning it gives (a sibling term's meaning)."""
+    out = [s]
+    if s.kind == "said":
+        rest = _LEAD_IN.sub("", s.text)
+        if rest != s.text:
+            out.append(Statement(rest[0].upper() + rest[1:], "said"))
+        defined = _DEFINES.match(rest.rstrip("."))
+        if defined:
+            meaning = defined.group(1)
+            out.append(Statement(meaning[0].upper() + meaning[1:], "term"))
+    return out
+
+
 def statements(lesson: Lesson) -> list[Statement]:
-    """The lesson document's usable statements, in document order, each text once."""
+    """The lesson document's usable statements, in document order, each text once (with what
+    a lead-in or a definition leaves, `_derived`)."""
     seen: set[str] = set()
     out: list[Statement] = []
     for section in lesson.sections:
         if any(t in section.title.lower() for t in _SKIP_TITLES):
             continue
-        for s in _from_section(section.title, section.text):
+        for s in (
+            d for found in _from_section(section.title, section.text) for d in _derived(found)
+        ):
             low = s.text.lower()
             if s.text and _fits(s) and low not in seen and low not in _HEADERS:
                 seen.add(low)

@@ -114,7 +114,7 @@ class Donor:
     shape: tuple[str, bool, bool]
     stem_words: frozenset[str]
     words: frozenset[str]
-    norm: str  # `_norm(text)`, once: every repair compares it with the whole pool
+    norm: str  # `norm(text)`, once: every repair compares it with the whole pool
 
 
 def donors(lesson: Lesson) -> list[Donor]:
@@ -126,7 +126,7 @@ def donors(lesson: Lesson) -> list[Donor]:
     if cached is not None and cached[0] is lesson:
         return cached[1]
     keys = [q.options[q.correct] for q in lesson.quiz if 0 <= q.correct < len(q.options)]
-    key_norms = {_norm(k) for k in keys}
+    key_norms = {norm(k) for k in keys}
     key_words = [words(k) for k in keys]
     out: list[Donor] = []
     for q in lesson.quiz:
@@ -137,14 +137,12 @@ def donors(lesson: Lesson) -> list[Donor]:
             if n != q.correct:
                 text = option.strip()
                 out.append(
-                    Donor(
-                        text, q.id, "wrong", form(text), stem, frozenset(words(text)), _norm(text)
-                    )
+                    Donor(text, q.id, "wrong", form(text), stem, frozenset(words(text)), norm(text))
                 )
     for s in lesson_statements.statements(lesson):
         found = frozenset(words(s.text))
         if found and not any(len(found & k) >= SAME_ANSWER * len(found) for k in key_words):
-            out.append(Donor(s.text, "", s.kind, form(s.text), frozenset(), found, _norm(s.text)))
+            out.append(Donor(s.text, "", s.kind, form(s.text), frozenset(), found, norm(s.text)))
     out = [d for d in out if d.norm not in key_norms]
     if len(_DONORS) > 256:
         _DONORS.clear()
@@ -163,14 +161,28 @@ def _jaccard(a: Iterable[str], b: Iterable[str]) -> float:
 def _answers_too(
     d: Donor, item: QuizItem, key_words: set[str], stem_words: set[str], explained: set[str]
 ) -> bool:
-    """Could this option also be a right answer to the item? (asked alike, said alike)"""
+    """Could this option also be a right answer to the item? (asked alike, said alike: words
+    compared by their stems, so "predicting" says what "predict" says)"""
     if _jaccard(d.stem_words, stem_words) >= SIMILAR_STEM:
         return True
     if not d.words:
         return True
-    if len(d.words & key_words) >= SAME_ANSWER * min(len(d.words), len(key_words) or 1):
+    mine, key, told = stems(d.words), stems(key_words), stems(explained)
+    if len(mine & key) >= SAME_ANSWER * min(len(mine), len(key) or 1):
         return True
-    return len(d.words & explained) >= SAME_ANSWER * len(d.words) + 1
+    return len(mine & told) >= SAME_ANSWER * len(mine) + 1
+
+
+def stems(found: Iterable[str]) -> set[str]:
+    """Words without their commonest endings (-ing, -ed, -es, -s): a crude stem."""
+    out = set()
+    for w in found:
+        for end in ("ing", "ed", "es", "s"):
+            if w.endswith(end) and len(w) - len(end) >= 3 and not w.endswith("ss"):
+                w = w[: -len(end)]
+                break
+        out.add(w)
+    return out
 
 
 def dressed_as(text: str, key: str) -> str:
@@ -192,6 +204,28 @@ def target_rank(item: QuizItem) -> int:
     return _seed("rank", item.id) % 4
 
 
+@dataclass(frozen=True)
+class _Tiers:
+    """How far a lent option stands from the key by what a guesser compares: its echo of the
+    stem, whether it is on the item's topic, on or off the question as the key is, its words.
+    Tiers, not scores: within a tier the order is a coin's, so the key is one more option of
+    its kind and no measure of echo or topic can tell it from the rest."""
+
+    stem_words: set[str]
+    topic: set[str]
+    asked: set[str]  # stems of the stem's and title's words: what "strike the off-topic" uses
+    key: str
+    key_words: set[str]
+
+    def __call__(self, d: Donor, text: str) -> int:
+        n_words = len(self.key.split())
+        echo_off = len(self.stem_words & d.words) != len(self.stem_words & self.key_words)
+        on_topic = bool(self.topic & d.words) or d.kind in _WRITTEN_WRONG
+        words_off = abs(len(text.split()) - n_words) > max(2, n_words // 3)
+        unlike_key = bool(self.asked & stems(d.words)) != bool(self.asked & stems(self.key_words))
+        return echo_off + (not on_topic) + words_off + 2 * unlike_key
+
+
 def repair(
     item: QuizItem, lesson: Lesson, pool: Sequence[Donor], exclude: frozenset[str] = frozenset()
 ) -> list[str] | None:
@@ -210,7 +244,8 @@ def repairs(
     """Up to `limit` sets of options for the item (key first, then three distractors) that pass
     the mechanical rules, best first (none when no fair set can be found). The item's own
     distractors are kept when they fit the key's length and form; the rest are drawn from its
-    own lesson (`donors`), first those that echo the stem as often as the key, share a word
+    own lesson (`donors`), first those that share a word with the stem or the lesson title when
+    the key does (and none when it does not), echo the stem as often as the key, share a word
     with the item's topic and have about as many words as the key, at random within each tier.
     `exclude` holds texts that must not appear (the keys of the phase's items, the options
     already shown in the lesson). Deterministic."""
@@ -224,27 +259,30 @@ def repairs(
     stem_words = words(item.question)
     key_words = words(key)
     explained = words(item.explanation) | key_words
-    key_echo = len(stem_words & key_words)
     own_distractors = [o.strip() for n, o in enumerate(item.options) if n != item.correct]
-    topic = (
-        stem_words | set().union(*(words(o) for o in own_distractors)) | words(lesson.title)
-    ) - key_words
-    own_norm = {_norm(o) for o in item.options}
+    tier_of = _Tiers(
+        stem_words,
+        (stem_words | set().union(*(words(o) for o in own_distractors)) | words(lesson.title))
+        - key_words,
+        stems(stem_words | words(lesson.title)),
+        key,
+        key_words,
+    )
+    own_norm = {norm(o) for o in item.options}
     lo, hi = LENGTH_BAND
-    seen: set[str] = {_norm(key)}
+    seen: set[str] = {norm(key)}
     chosen_words: list[frozenset[str]] = []
-    n_words = len(key.split())
     ranked: list[tuple[tuple[object, ...], str]] = []
     for text in own_distractors:  # written for this stem: the most plausible, when they fit
-        if _norm(text) in exclude:
+        if norm(text) in exclude:
             continue
         if lo * n_key <= len(text) <= hi * n_key and len(text) != n_key and form(text) == shape:
-            seen.add(_norm(text))
+            seen.add(norm(text))
             chosen_words.append(frozenset(words(text)))
             ranked.append(((-1, 0), text))
     for d in pool:
-        norm = d.norm
-        if norm in own_norm or norm in exclude or norm in seen or d.item_id == item.id:
+        lent = d.norm
+        if lent in own_norm or lent in exclude or lent in seen or d.item_id == item.id:
             continue
         text = dressed_as(d.text, key)
         n = len(text)
@@ -254,15 +292,9 @@ def repairs(
             continue
         if any(_jaccard(d.words, w) >= TWIN for w in chosen_words):
             continue  # two near-twins among the options tell that both are wrong
-        seen.add(norm)
+        seen.add(lent)
         chosen_words.append(d.words)
-        # tiers, not scores: within a tier the order is a coin's, so the key is one more
-        # option of its kind and no measure of echo or topic can tell it from the rest
-        echo_off = abs(len(stem_words & d.words) - key_echo)
-        on_topic = bool(topic & d.words) or d.kind in _WRITTEN_WRONG
-        words_off = abs(len(text.split()) - n_words) > max(2, n_words // 3)
-        tier = (echo_off > 0) + (not on_topic) + words_off
-        ranked.append(((tier, _seed(item.id, text) % 1000), text))
+        ranked.append(((tier_of(d, text), _seed(item.id, text) % 1000), text))
     ranked.sort()
     return _fair_sets(item, key, ranked, limit)
 
@@ -271,13 +303,36 @@ def _fair_sets(
     item: QuizItem, key: str, ranked: list[tuple[tuple[object, ...], str]], limit: int
 ) -> list[list[str]]:
     """Up to `limit` distinct choices of distractors from the ranked candidates that pass the
-    mechanical rules with the key (key first), the key's length rank varying between them."""
+    mechanical rules with the key (key first), the key's length rank varying between them;
+    a share of them is drawn with candidates of fewer words than the key first, and one with
+    more words first, so the key's rank by words varies too (a lesson whose wrong statements
+    run wordier than its keys would otherwise leave the key the one with fewest words)."""
+    n_words = len(key.split())
+    orders = [
+        ranked,
+        sorted(ranked, key=lambda c: (len(c[1].split()) >= n_words, c[0])),
+        sorted(ranked, key=lambda c: (len(c[1].split()) <= n_words, c[0])),
+    ]
+    out: list[list[str]] = []
+    for n, order in enumerate(orders):
+        share = limit - len(out) if n == len(orders) - 1 else max(1, limit // len(orders))
+        out += _sets_from(item, key, order, share, out)
+    return out[:limit]
+
+
+def _sets_from(
+    item: QuizItem,
+    key: str,
+    ranked: list[tuple[tuple[object, ...], str]],
+    limit: int,
+    taken: list[list[str]],
+) -> list[list[str]]:
     n_key = len(key)
     r = target_rank(item)
     out: list[list[str]] = []
     for attempt in range(MAX_TRIES):
         picks = _choose(ranked, n_key, (r + attempt) % 4, attempt // 4)
-        if picks is None or any(set(picks) == set(o[1:]) for o in out):
+        if picks is None or any(set(picks) == set(o[1:]) for o in [*taken, *out]):
             continue
         options = [key, *picks]
         q = QuizQuestion(
@@ -290,7 +345,7 @@ def _fair_sets(
     return out
 
 
-def _norm(text: str) -> str:
+def norm(text: str) -> str:
     return " ".join(text.lower().split()).strip(" .;:!")
 
 

@@ -17,7 +17,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Input, Markdown, OptionList, Static, TextArea
+from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from learning_system.errors import LearningSystemError
@@ -29,7 +29,8 @@ from tutor.app.failures import Failure, ReportingScreen
 from tutor.app.help import HelpScreen
 from tutor.app.key_line import KeyLine
 from tutor.app.messages import Notice, PromptReady, SessionOpened, WorkProgress
-from tutor.app.text import clean, fenced_with_language, safe
+from tutor.app.teaching import Teaching
+from tutor.app.text import clean, safe
 from tutor.engine import parse
 from tutor.engine.parse import Command, option_label
 from tutor.engine.progress import Activity, Progress
@@ -339,7 +340,7 @@ class SessionScreen(ReportingScreen):
                 widgets.append(Static(IN_YOUR_WORDS, classes="muted"))
                 widgets.append(AnswerArea(id="answer", soft_wrap=True))
         elif prompt.kind == "read" and prompt.stage == "teach" and prompt.content:
-            widgets.append(Markdown(fenced_with_language(clean(prompt.content)), id="teaching"))
+            widgets.append(Teaching(prompt.content, id="teaching"))
         elif prompt.kind == "read" and prompt.table is not None:
             first = prompt.content.split("\n", 1)[0].strip().removeprefix("[").removesuffix("]")
             widgets.append(Static(safe(first, "bold")))

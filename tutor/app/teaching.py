@@ -1,0 +1,135 @@
+"""A teaching step's markdown as one widget: Rich renders the whole section (headings, lists,
+tables, quotes, code) in a single Static, coloured from the app's theme.
+
+Textual's Markdown widget mounts a widget per block, per list item and per table cell (about 115
+for a 3.7k-character section), and styling them stalls the event loop for longer than a frame.
+Every style here also has a form that reads without colour (bold, underline, a quote bar, a
+bullet), links are inert text followed by their address, and a code block that names no
+language is plain text (Rich never guesses a lexer, so pygments' lexers are not all imported)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.markdown import CodeBlock, Heading, Markdown
+from rich.segment import Segment
+from rich.syntax import Syntax
+from rich.theme import Theme
+from textual.color import Color
+from textual.theme import Theme as AppTheme
+from textual.widgets import Static
+
+from tutor.app.text import clean, fenced_with_language
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
+    from rich.text import JustifyMethod
+
+
+class _Heading(Heading):
+    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = {f"h{n}": "left" for n in range(1, 7)}
+
+
+class _CodeBlock(CodeBlock):
+    def __init__(self, lexer_name: str, theme: str, background: str) -> None:
+        super().__init__(lexer_name, theme)
+        self.background = background
+
+    @classmethod
+    def create(cls, markdown: Markdown, token: Token) -> _CodeBlock:
+        lexer_name = (token.info or "").partition(" ")[0] or "text"
+        background = markdown.code_background if isinstance(markdown, _Markdown) else "default"
+        return cls(lexer_name, markdown.code_theme, background)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Syntax(
+            str(self.text).rstrip(),
+            self.lexer_name,
+            theme=self.theme,
+            word_wrap=True,
+            padding=(1, 2),
+            background_color=self.background,
+        )
+
+
+class _Markdown(Markdown):
+    elements = {
+        **Markdown.elements,
+        "heading_open": _Heading,
+        "fence": _CodeBlock,
+        "code_block": _CodeBlock,
+    }
+
+    def __init__(self, markup: str, code_theme: str, code_background: str) -> None:
+        super().__init__(markup, code_theme=code_theme, hyperlinks=False)
+        self.code_background = code_background
+
+
+class _Themed:
+    """A renderable drawn with a Rich theme pushed only while it renders (the app's console is
+    shared, so the markdown styles must not outlive this widget's render)."""
+
+    def __init__(self, renderable: RenderableType, theme: Theme) -> None:
+        self.renderable = renderable
+        self.theme = theme
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
+        with console.use_theme(self.theme):
+            segments = list(console.render(self.renderable, options))
+        yield from segments
+
+
+def markdown_theme(variables: dict[str, str], dark: bool) -> Theme:
+    """Rich's markdown styles in the colours Textual's Markdown widget takes from the theme."""
+    background = Color.parse(variables["background"])
+
+    def over(name: str, alpha: float = 1.0) -> str:
+        return (background + Color.parse(variables[name]).multiply_alpha(alpha)).hex
+
+    code = ("warning", "text-warning") if dark else ("error", "text-error")
+    styles = {
+        f"markdown.h{n}": f"{variables[f'markdown-h{n}-text-style']} {over(f'markdown-h{n}-color')}"
+        for n in range(1, 7)
+    }
+    styles |= {
+        "markdown.code": f"{over(code[1], 0.95)} on {over(code[0], 0.1)}",
+        "markdown.block_quote": over("text-primary"),
+        "markdown.item.bullet": f"bold {over('text-primary')}",
+        "markdown.item.number": f"bold {over('text-primary')}",
+        "markdown.link": f"underline {over('text-primary')}",
+        "markdown.link_url": over("foreground", 0.6),
+        "markdown.hr": over("secondary"),
+        "markdown.table.border": over("foreground", 0.4),
+        "markdown.table.header": "bold",
+    }
+    return Theme(styles)
+
+
+class Teaching(Static):
+    """The teaching markdown, cleaned of terminal escapes, with diagrams shown as their source."""
+
+    DEFAULT_CSS = """
+    Teaching {
+        height: auto;
+    }
+    """
+
+    def __init__(self, markdown: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.markdown = fenced_with_language(clean(markdown))
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._draw)
+        self._draw(self.app.current_theme)
+
+    def _draw(self, theme: AppTheme) -> None:
+        variables = self.app.get_css_variables()
+        shade = Color(0, 0, 0, 0.1) if theme.dark else Color(255, 255, 255, 0.3)
+        document = _Markdown(
+            self.markdown,
+            code_theme="ansi_dark" if theme.dark else "ansi_light",
+            code_background=(Color.parse(variables["background"]) + shade).hex,
+        )
+        self.update(_Themed(document, markdown_theme(variables, theme.dark)))

@@ -42,7 +42,7 @@ def _middle(root: Path) -> str:
     from learning_system.curriculum import load_curriculum
 
     outline = load_curriculum(root, only=[])
-    order = list(outline._folders)
+    order = outline.listed()
     phase, number = order[len(order) // 2]
     from learning_system.curriculum_refs import format_lesson_id
 

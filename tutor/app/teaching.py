@@ -9,13 +9,16 @@ language is plain text (Rich never guesses a lexer, so pygments' lexers are not 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.markdown import CodeBlock, Heading, Markdown
+from rich.padding import Padding
 from rich.segment import Segment
 from rich.syntax import Syntax
+from rich.text import Text
 from rich.theme import Theme
 from textual.color import Color
 from textual.theme import Theme as AppTheme
@@ -25,11 +28,30 @@ from tutor.app.text import clean, fenced_with_language
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
+    from pygments.lexer import Lexer
     from rich.text import JustifyMethod
 
 
 class _Heading(Heading):
     LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = {f"h{n}": "left" for n in range(1, 7)}
+
+
+@functools.lru_cache(maxsize=64)
+def _highlighted(code: str, language: str, theme: str, background: str) -> Text:
+    """The code coloured by pygments, once for every width it is drawn at (lexing is most of a
+    code block's cost, and Textual draws a section at two widths when its scroll bar appears).
+    An unknown language is plain text; none is ever guessed."""
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        lexer: Lexer | str = get_lexer_by_name(language)
+    except ClassNotFound:
+        lexer = "text"
+    syntax = Syntax(code, lexer, theme=theme, background_color=background, tab_size=4)
+    text = syntax.highlight(code)
+    text.rstrip()  # the newline pygments ends with
+    return text
 
 
 class _CodeBlock(CodeBlock):
@@ -44,14 +66,8 @@ class _CodeBlock(CodeBlock):
         return cls(lexer_name, markdown.code_theme, background)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield Syntax(
-            str(self.text).rstrip(),
-            self.lexer_name,
-            theme=self.theme,
-            word_wrap=True,
-            padding=(1, 2),
-            background_color=self.background,
-        )
+        code = _highlighted(str(self.text).rstrip(), self.lexer_name, self.theme, self.background)
+        yield Padding(code.copy(), (1, 2), style=f"on {self.background}", expand=True)
 
 
 class _Markdown(Markdown):
@@ -69,16 +85,20 @@ class _Markdown(Markdown):
 
 class _Themed:
     """A renderable drawn with a Rich theme pushed only while it renders (the app's console is
-    shared, so the markdown styles must not outlive this widget's render)."""
+    shared, so the markdown styles must not outlive this widget's render), kept for the last
+    width it was drawn at: Textual draws a widget once to measure its height and again to show
+    it."""
 
     def __init__(self, renderable: RenderableType, theme: Theme) -> None:
         self.renderable = renderable
         self.theme = theme
+        self._drawn: tuple[int, list[Segment]] | None = None
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
-        with console.use_theme(self.theme):
-            segments = list(console.render(self.renderable, options))
-        yield from segments
+        if self._drawn is None or self._drawn[0] != options.max_width:
+            with console.use_theme(self.theme):
+                self._drawn = options.max_width, list(console.render(self.renderable, options))
+        yield from self._drawn[1]
 
 
 def markdown_theme(variables: dict[str, str], dark: bool) -> Theme:

@@ -29,7 +29,7 @@ from tutor.app.failures import Failure, ReportingScreen
 from tutor.app.help import HelpScreen
 from tutor.app.key_line import KeyLine
 from tutor.app.messages import Notice, PromptReady, SessionOpened, WorkProgress
-from tutor.app.teaching import Teaching
+from tutor.app.teaching import Teaching, prepare
 from tutor.app.text import clean, safe
 from tutor.engine import parse
 from tutor.engine.parse import Command, option_label
@@ -45,6 +45,10 @@ _KEYS = "1234abcd0xyn"  # and s, h
 IN_YOUR_WORDS = "In your own words (x alone: I don't know). ctrl+s submits."
 ATTRIBUTION_HINT = "optional words first (tab here): enter sends them with the kind marked"
 CLAIM_HINT = "I already know … (enter notes it; the probe still checks · escape: back)"
+
+
+def _teaches(prompt: Prompt) -> bool:
+    return prompt.kind == "read" and prompt.stage == "teach" and bool(prompt.content)
 
 
 def _key_bindings() -> list[Binding]:
@@ -159,7 +163,10 @@ class SessionScreen(ReportingScreen):
             if self.session is None or self.session.prompt.message_id != shown:
                 self.post_message(SessionOpened(self.session))  # it was saved before it failed
                 return
-        self.post_message(PromptReady(self.session.act(action)))
+        prompt = self.session.act(action)
+        if _teaches(prompt):
+            prepare(prompt.content, dark=self.app.current_theme.dark)
+        self.post_message(PromptReady(prompt))
 
     # failures (the app's handler has shown the message) -------------------------------
     def failed(self, work: str, error: BaseException, failure: Failure) -> None:
@@ -339,7 +346,7 @@ class SessionScreen(ReportingScreen):
             else:
                 widgets.append(Static(IN_YOUR_WORDS, classes="muted"))
                 widgets.append(AnswerArea(id="answer", soft_wrap=True))
-        elif prompt.kind == "read" and prompt.stage == "teach" and prompt.content:
+        elif _teaches(prompt):
             widgets.append(Teaching(prompt.content, id="teaching"))
         elif prompt.kind == "read" and prompt.table is not None:
             first = prompt.content.split("\n", 1)[0].strip().removeprefix("[").removesuffix("]")

@@ -36,8 +36,13 @@ class _Heading(Heading):
     LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = {f"h{n}": "left" for n in range(1, 7)}
 
 
+@functools.lru_cache(maxsize=8)
+def _source(markdown: str) -> str:
+    return fenced_with_language(clean(markdown))
+
+
 @functools.lru_cache(maxsize=64)
-def _highlighted(code: str, language: str, theme: str, background: str) -> Text:
+def _highlighted(code: str, language: str, theme: str) -> Text:
     """The code coloured by pygments, once for every width it is drawn at (lexing is most of a
     code block's cost, and Textual draws a section at two widths when its scroll bar appears).
     An unknown language is plain text; none is ever guessed."""
@@ -48,10 +53,28 @@ def _highlighted(code: str, language: str, theme: str, background: str) -> Text:
         lexer: Lexer | str = get_lexer_by_name(language)
     except ClassNotFound:
         lexer = "text"
-    syntax = Syntax(code, lexer, theme=theme, background_color=background, tab_size=4)
+    syntax = Syntax(code, lexer, theme=theme, tab_size=4)
     text = syntax.highlight(code)
     text.rstrip()  # the newline pygments ends with
     return text
+
+
+def _language(token: Token) -> str:
+    return (token.info or "").partition(" ")[0] or "text"
+
+
+def _code_theme(dark: bool) -> str:
+    return "ansi_dark" if dark else "ansi_light"
+
+
+def prepare(markdown: str, dark: bool) -> None:
+    """What drawing `markdown` takes longest over, done ahead (in the worker that made the
+    step, not on the event loop): its code blocks lexed, its diagrams labelled."""
+    from markdown_it import MarkdownIt
+
+    for token in MarkdownIt("commonmark").parse(_source(markdown)):
+        if token.type in ("fence", "code_block"):
+            _highlighted(token.content.rstrip(), _language(token), _code_theme(dark))
 
 
 class _CodeBlock(CodeBlock):
@@ -61,12 +84,12 @@ class _CodeBlock(CodeBlock):
 
     @classmethod
     def create(cls, markdown: Markdown, token: Token) -> _CodeBlock:
-        lexer_name = (token.info or "").partition(" ")[0] or "text"
+        lexer_name = _language(token)
         background = markdown.code_background if isinstance(markdown, _Markdown) else "default"
         return cls(lexer_name, markdown.code_theme, background)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        code = _highlighted(str(self.text).rstrip(), self.lexer_name, self.theme, self.background)
+        code = _highlighted(str(self.text).rstrip(), self.lexer_name, self.theme)
         yield Padding(code.copy(), (1, 2), style=f"on {self.background}", expand=True)
 
 
@@ -138,7 +161,7 @@ class Teaching(Static):
 
     def __init__(self, markdown: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.markdown = fenced_with_language(clean(markdown))
+        self.markdown = _source(markdown)
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._draw)
@@ -149,7 +172,7 @@ class Teaching(Static):
         shade = Color(0, 0, 0, 0.1) if theme.dark else Color(255, 255, 255, 0.3)
         document = _Markdown(
             self.markdown,
-            code_theme="ansi_dark" if theme.dark else "ansi_light",
+            code_theme=_code_theme(theme.dark),
             code_background=(Color.parse(variables["background"]) + shade).hex,
         )
         self.update(_Themed(document, markdown_theme(variables, theme.dark)))

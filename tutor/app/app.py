@@ -285,16 +285,7 @@ def warm_up() -> None:
     """What a lesson's screens need, imported (and pygments' lexers for the teaching's code
     compiled) in a thread while the learner reads home, instead of on the event loop at the
     first lesson screen, code block or answer box."""
-    import io
-
-    from pygments.lexers import get_lexer_by_name
-    from rich.console import Console
-    from rich.markdown import Markdown
-
     import tutor.app.session_screen  # noqa: F401  the teaching, TextArea, Input, the engine's turns
+    from tutor.app.teaching import prepare
 
-    for language in ("text", "python"):
-        get_lexer_by_name(language)
-    Console(file=io.StringIO(), width=40).print(
-        Markdown("# warm\n\n- *a* `b`\n\n```python\nx = 1\n```\n")
-    )
+    prepare("```python\nx = 1\n```\n\n```\nx\n```\n", dark=True)

@@ -7,8 +7,9 @@ of 75 lessons (3 phases of 25) and one of 500 (20 phases of 25), both from
 tutor.testing.course_maker. The generated baseline has the 500-lesson course's phase size, so a
 one-phase packet holds the same 25 lessons in both and the ratio shows what the size of the
 curriculum adds (against a course of 5 phases of 13, the packet would hold twice the lessons:
-work that grows with what is shown, not with the curriculum). For each, in a fresh process per measurement (imports done before
-timing; the best of R rounds of time, the peak of Python allocations by tracemalloc):
+work that grows with what is shown, not with the curriculum). For each, in a fresh process
+per measurement (imports done before timing; the best of R rounds of time, the peak of Python
+allocations by tracemalloc):
 
 - next lesson: `load_curriculum(root, only=[])` and `next_lesson(...)` after a lesson in the
   middle of the course (what `tutor continue` and home do to find the next lesson);

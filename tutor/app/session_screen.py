@@ -124,7 +124,15 @@ class SessionScreen(ReportingScreen):
     # workers ---------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False, name="open")
     def open_session(self) -> None:
-        self.post_message(SessionOpened(self._open()))
+        session = self._open()
+        if session is not None:
+            self._prepare(session.prompt)
+        self.post_message(SessionOpened(session))
+
+    def _prepare(self, prompt: Prompt) -> None:
+        """In the worker: what showing `prompt` would otherwise do on the event loop."""
+        if _teaches(prompt):
+            prepare(prompt.content, dark=self.app.current_theme.dark)
 
     def _open(self) -> Any:
         app: Any = self.app
@@ -164,8 +172,7 @@ class SessionScreen(ReportingScreen):
                 self.post_message(SessionOpened(self.session))  # it was saved before it failed
                 return
         prompt = self.session.act(action)
-        if _teaches(prompt):
-            prepare(prompt.content, dark=self.app.current_theme.dark)
+        self._prepare(prompt)
         self.post_message(PromptReady(prompt))
 
     # failures (the app's handler has shown the message) -------------------------------

@@ -135,3 +135,26 @@ async def test_the_section_reads_without_colour_and_its_links_are_inert(monkeypa
         drawn = teaching.render_lines(Region(0, 0, *teaching.size))
         styles = [segment.style for line in drawn for segment in line if segment.style]
         assert not [s for s in styles if s.link or s.meta]  # nothing to click, nothing to open
+
+
+async def test_a_section_drawn_ahead_in_a_worker_is_what_the_screen_would_draw():
+    """The next step is drawn in the worker at the widths the last one was drawn at; those
+    lines must be the ones the app's own console draws, and the screen must show them."""
+    from tutor.app import teaching
+
+    app = _One(SECTION)
+    async with app.run_test(size=(80, 40)) as pilot:
+        await pilot.pause()
+        theme, variables = app.current_theme, app.get_css_variables()
+        on_screen = teaching._DRAWINGS[(teaching._source(SECTION), theme.name)]
+        widths = sorted(on_screen._drawn)
+        teaching._DRAWINGS.clear()
+        teaching.prepare(SECTION, theme, variables)
+        ahead = teaching._DRAWINGS[(teaching._source(SECTION), theme.name)]
+        assert widths and set(widths) <= set(ahead._drawn)
+        assert all(ahead._drawn[w] == on_screen._drawn[w] for w in widths)
+        shown = _screen_text(app)
+        await app.query_one(VerticalScroll).remove_children()
+        await app.query_one(VerticalScroll).mount(Teaching(SECTION, id="teaching"))
+        await pilot.pause()
+        assert _screen_text(app) == shown

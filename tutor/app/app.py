@@ -286,6 +286,6 @@ def warm_up() -> None:
     compiled) in a thread while the learner reads home, instead of on the event loop at the
     first lesson screen, code block or answer box."""
     import tutor.app.session_screen  # noqa: F401  the teaching, TextArea, Input, the engine's turns
-    from tutor.app.teaching import prepare
+    from tutor.app.teaching import warm
 
-    prepare("```python\nx = 1\n```\n\n```\nx\n```\n", dark=True)
+    warm()

@@ -132,7 +132,7 @@ class SessionScreen(ReportingScreen):
     def _prepare(self, prompt: Prompt) -> None:
         """In the worker: what showing `prompt` would otherwise do on the event loop."""
         if _teaches(prompt):
-            prepare(prompt.content, dark=self.app.current_theme.dark)
+            prepare(prompt.content, self.app.current_theme, self.app.get_css_variables())
 
     def _open(self) -> Any:
         app: Any = self.app

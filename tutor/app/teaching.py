@@ -13,7 +13,7 @@ import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, Heading, Markdown
 from rich.padding import Padding
 from rich.segment import Segment
@@ -67,14 +67,41 @@ def _code_theme(dark: bool) -> str:
     return "ansi_dark" if dark else "ansi_light"
 
 
-def prepare(markdown: str, dark: bool) -> None:
-    """What drawing `markdown` takes longest over, done ahead (in the worker that made the
-    step, not on the event loop): its code blocks lexed, its diagrams labelled."""
-    from markdown_it import MarkdownIt
-
-    for token in MarkdownIt("commonmark").parse(_source(markdown)):
+def prepare(markdown: str, theme: AppTheme, variables: dict[str, str]) -> None:
+    """Drawing `markdown`, done ahead in the worker that made the step rather than on the event
+    loop: its diagrams labelled, its code blocks lexed, and the section drawn at the widths the
+    last one was drawn at, on a console of its own with the app console's settings."""
+    drawing = _drawing(_source(markdown), theme, variables)
+    code_theme = _code_theme(theme.dark)
+    for token in drawing.document.parsed:
         if token.type in ("fence", "code_block"):
-            _highlighted(token.content.rstrip(), _language(token), _code_theme(dark))
+            _highlighted(token.content.rstrip(), _language(token), code_theme)
+    console = _console()
+    for width in list(_WIDTHS):
+        drawing.draw(console, console.options.update(width=width, highlight=False))
+
+
+def _console() -> Console:
+    """A console of the worker's own, with the settings of the one Textual renders with."""
+    import io
+
+    return Console(
+        file=io.StringIO(),
+        force_terminal=True,
+        legacy_windows=False,
+        safe_box=False,
+        highlight=False,
+        emoji=False,
+    )
+
+
+def warm() -> None:
+    """What drawing the first section would do once (imports, the lexers for python and plain
+    text, Rich's first table and list), done in a thread while the learner reads home."""
+    for language in ("python", "text"):
+        _highlighted("x = 1", language, _code_theme(True))
+    sample = "# a\n\n- *b* `c`\n\n> d\n\n| e |\n|---|\n| 1 |\n"
+    _console().print(_Markdown(sample, code_theme=_code_theme(True), code_background="default"))
 
 
 class _CodeBlock(CodeBlock):
@@ -108,20 +135,48 @@ class _Markdown(Markdown):
 
 class _Themed:
     """A renderable drawn with a Rich theme pushed only while it renders (the app's console is
-    shared, so the markdown styles must not outlive this widget's render), kept for the last
-    width it was drawn at: Textual draws a widget once to measure its height and again to show
-    it."""
+    shared, so the markdown styles must not outlive this widget's render), its lines kept for
+    each width it was drawn at: Textual draws a widget once to measure its height and again to
+    show it, at a second width when the scroll bar appears."""
 
-    def __init__(self, renderable: RenderableType, theme: Theme) -> None:
-        self.renderable = renderable
+    def __init__(self, document: _Markdown, theme: Theme) -> None:
+        self.document = document
         self.theme = theme
-        self._drawn: tuple[int, list[Segment]] | None = None
+        self._drawn: dict[int, list[Segment]] = {}
+
+    def draw(self, console: Console, options: ConsoleOptions) -> list[Segment]:
+        width = options.max_width
+        if width not in self._drawn:
+            with console.use_theme(self.theme):
+                self._drawn[width] = list(console.render(self.document, options))
+        _WIDTHS[width] = None
+        while len(_WIDTHS) > 2:
+            del _WIDTHS[next(iter(_WIDTHS))]
+        return self._drawn[width]
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
-        if self._drawn is None or self._drawn[0] != options.max_width:
-            with console.use_theme(self.theme):
-                self._drawn = options.max_width, list(console.render(self.renderable, options))
-        yield from self._drawn[1]
+        yield from self.draw(console, options)
+
+
+# the widths the last sections were drawn at (the next step is drawn at the same ones), and the
+# sections ready to draw, by source and app theme
+_WIDTHS: dict[int, None] = {}
+_DRAWINGS: dict[tuple[str, str], _Themed] = {}
+
+
+def _drawing(source: str, theme: AppTheme, variables: dict[str, str]) -> _Themed:
+    key = (source, theme.name)
+    if key not in _DRAWINGS:
+        while len(_DRAWINGS) >= 4:
+            del _DRAWINGS[next(iter(_DRAWINGS))]
+        shade = Color(0, 0, 0, 0.1) if theme.dark else Color(255, 255, 255, 0.3)
+        document = _Markdown(
+            source,
+            code_theme=_code_theme(theme.dark),
+            code_background=(Color.parse(variables["background"]) + shade).hex,
+        )
+        _DRAWINGS[key] = _Themed(document, markdown_theme(variables, theme.dark))
+    return _DRAWINGS[key]
 
 
 def markdown_theme(variables: dict[str, str], dark: bool) -> Theme:
@@ -168,11 +223,4 @@ class Teaching(Static):
         self._draw(self.app.current_theme)
 
     def _draw(self, theme: AppTheme) -> None:
-        variables = self.app.get_css_variables()
-        shade = Color(0, 0, 0, 0.1) if theme.dark else Color(255, 255, 255, 0.3)
-        document = _Markdown(
-            self.markdown,
-            code_theme=_code_theme(theme.dark),
-            code_background=(Color.parse(variables["background"]) + shade).hex,
-        )
-        self.update(_Themed(document, markdown_theme(variables, theme.dark)))
+        self.update(_drawing(self.markdown, theme, self.app.get_css_variables()))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+from collections.abc import Container
 from pathlib import Path
 from typing import Literal
 
@@ -126,48 +127,48 @@ class Curriculum(BaseModel):
     problems: list[Problem]
 
     _by_key: dict[tuple[int, int], Lesson] | None = PrivateAttr(default=None)
-    # set when only some lessons were read (`load_curriculum(path, only=...)`): a lesson asked
-    # for by id, or as the next one, is read then; anything else reads the rest, all at once
-    _partial: bool = PrivateAttr(default=False)
-    # of a partial curriculum: every lesson folder by (phase, number), with its phase folder,
-    # in curriculum order
-    _folders: dict[tuple[int, int], tuple[Path, Path]] = PrivateAttr(default_factory=dict)
+    # set when only some lessons were read (`load_curriculum(path, only=...)`): its lesson
+    # folders, each phase listed when first asked about. A lesson asked for by id, or as the
+    # next one, is read then; anything else reads the rest, all at once
+    _folders: LessonFolders | None = PrivateAttr(default=None)
 
     @property
     def partial(self) -> bool:
-        return self._partial
+        return self._folders is not None
 
     def complete(self) -> None:
         """Read every lesson (a no-op when the curriculum was read whole)."""
-        if not self._partial:
+        if not self.partial:
             return
         full = load_curriculum(self.root)
         self.phases, self.problems = full.phases, full.problems
-        self._by_key, self._partial, self._folders = None, False, {}
+        self._by_key, self._folders = None, None
 
     def _read(self, pair: tuple[int, int]) -> Lesson | None:
         """Of a partial curriculum: the lesson in folder `pair`, read now if it was not (with
         the lessons its prerequisites name); None when there is no such folder."""
-        if pair not in self._folders:
+        folders = self._folders
+        if folders is None or pair not in folders:
             return None
         loaded = {(x.phase, x.number): x for x in self.lessons}
         if pair not in loaded:
-            _read_with_prerequisites(self.root, self._folders, [pair], loaded, self.problems)
-            self.phases = _phases_of(self.root, self._folders, loaded)
+            _read_with_prerequisites(self.root, folders, [pair], loaded, self.problems)
+            self.phases = _phases_of(self.root, folders, loaded)
             self._by_key = None
         return loaded[pair]
 
-    def listed(self) -> list[tuple[int, int]]:
-        """(phase, number) of every lesson folder, in curriculum order, without reading one."""
-        if self._partial:
-            return list(self._folders)
-        return [(lesson.phase, lesson.number) for lesson in self.lessons]
+    def listed(self, phase: int | None = None) -> list[tuple[int, int]]:
+        """(phase, number) of every lesson folder (of `phase` only, when given), in curriculum
+        order, without reading one."""
+        if self._folders is not None:
+            return self._folders.pairs(phase)
+        return [(x.phase, x.number) for x in self.lessons if phase in (None, x.phase)]
 
     def phase_lessons(self, phase: int) -> list[Lesson]:
         """Every lesson of a phase, in order — read now, of a partial curriculum, so the answer
         never depends on which lessons happened to be read before."""
-        if self._partial:
-            for pair in [p for p in self._folders if p[0] == phase]:
+        if self._folders is not None:
+            for pair in self._folders.pairs(phase):
                 self._read(pair)
         return [lesson for lesson in self.lessons if lesson.phase == phase]
 
@@ -188,10 +189,11 @@ class Curriculum(BaseModel):
         relative to the current directory or to the root), or its slug (`08-optimization`)."""
         text = str(ref).strip()
         found = self._find(text) if text else []
-        if not found and self._partial and (pair := parse_lesson_ref(text)) in self._folders:
+        pair = parse_lesson_ref(text)
+        if not found and self._folders is not None and pair is not None and pair in self._folders:
             read = self._read(pair)
             found = [read] if read is not None else []
-        if not found and self._partial:
+        if not found and self.partial:
             self.complete()
             found = self._find(text) if text else []
         if len(found) == 1:
@@ -210,14 +212,14 @@ class Curriculum(BaseModel):
         """The lesson after `after_id` in curriculum order (the first one for None); None after
         the last lesson. A partial curriculum reads just that lesson (and its prerequisites),
         found from the folder listing."""
-        if self._partial:
-            order = list(self._folders)
+        if self._folders is not None:
             if after_id is None:
-                return self._read(order[0]) if order else None
+                first = self._folders.after(None)
+                return self._read(first) if first else None
             current = self.lesson(after_id)
-            if self._partial:  # `after_id` was an id: the rest is still unread
-                at = order.index((current.phase, current.number))
-                return self._read(order[at + 1]) if at + 1 < len(order) else None
+            if self._folders is not None:  # `after_id` was an id: the rest is still unread
+                upcoming = self._folders.after((current.phase, current.number))
+                return self._read(upcoming) if upcoming else None
         lessons = self.lessons
         if after_id is None:
             return lessons[0] if lessons else None
@@ -357,14 +359,11 @@ def load_curriculum(path: Path | str, only: list[str] | None = None) -> Curricul
 def _load_partial(path: Path, only: list[str]) -> Curriculum | None:
     root = _curriculum_root(path)
     problems: list[Problem] = []
-    folders: dict[tuple[int, int], tuple[Path, Path]] = {}
-    for number, folder in _numbered_folders(root / "phases", root, problems, "phase"):
-        for lesson_number, lesson_folder in _numbered_folders(folder, root, problems, "lesson"):
-            folders.setdefault((number, lesson_number), (folder, lesson_folder))
-    wanted = [pair for pair in map(parse_lesson_ref, only) if pair in folders]
+    folders = LessonFolders(root, problems)
+    wanted = [p for p in map(parse_lesson_ref, only) if p is not None and p in folders]
     if len(wanted) != len(only):
         return None  # not plain ids of lessons here: the whole read gives the right message
-    if not folders:
+    if folders.after(None) is None:
         return None  # no lessons at all: the whole read says so
     loaded: dict[tuple[int, int], Lesson] = {}
     _read_with_prerequisites(root, folders, wanted, loaded, problems)
@@ -375,14 +374,55 @@ def _load_partial(path: Path, only: list[str]) -> Curriculum | None:
         glossary=_load_glossary(root, problems),
         problems=problems,
     )
-    curriculum._partial = True
+    folders.problems = curriculum.problems  # a copy: later listings warn into it
     curriculum._folders = folders
     return curriculum
 
 
+class LessonFolders:
+    """Of a partial curriculum: its lesson folders by (phase, number), in curriculum order. The
+    phases are listed at once; a phase's lesson folders when one of them is first asked about,
+    so finding the next lesson lists one or two phases, not every one."""
+
+    def __init__(self, root: Path, problems: list[Problem]) -> None:
+        self.root = root
+        self.problems = problems
+        self.phases = dict(_numbered_folders(root / "phases", root, problems, "phase"))
+        self._lessons: dict[int, dict[int, Path]] = {}
+
+    def lessons_of(self, phase: int) -> dict[int, Path]:
+        """The lesson folders of `phase` by number, in order (none for a phase not there)."""
+        if phase not in self._lessons:
+            folder = self.phases.get(phase)
+            listed = _numbered_folders(folder, self.root, self.problems, "lesson") if folder else []
+            self._lessons[phase] = dict(listed)
+        return self._lessons[phase]
+
+    def __contains__(self, pair: object) -> bool:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            return False
+        return pair[1] in self.lessons_of(pair[0])
+
+    def pairs(self, phase: int | None = None) -> list[tuple[int, int]]:
+        phases = list(self.phases) if phase is None else [phase]
+        return [(p, n) for p in phases for n in self.lessons_of(p)]
+
+    def after(self, pair: tuple[int, int] | None) -> tuple[int, int] | None:
+        """The lesson folder after `pair` (the first one for None), listing no phase past it."""
+        phases = list(self.phases)
+        start = 0 if pair is None else phases.index(pair[0])
+        for phase in phases[start:]:
+            numbers = list(self.lessons_of(phase))
+            if pair is not None and phase == pair[0]:
+                numbers = numbers[numbers.index(pair[1]) + 1 :]
+            if numbers:
+                return phase, numbers[0]
+        return None
+
+
 def _read_with_prerequisites(
     root: Path,
-    folders: dict[tuple[int, int], tuple[Path, Path]],
+    folders: LessonFolders,
     wanted: list[tuple[int, int]],
     loaded: dict[tuple[int, int], Lesson],
     problems: list[Problem],
@@ -393,7 +433,8 @@ def _read_with_prerequisites(
 
     def read(pair: tuple[int, int]) -> Lesson:
         if pair not in loaded:
-            loaded[pair] = _load_lesson(root, folders[pair][1], pair[0], pair[1], problems)
+            folder = folders.lessons_of(pair[0])[pair[1]]
+            loaded[pair] = _load_lesson(root, folder, pair[0], pair[1], problems)
             fresh.append(loaded[pair])
         return loaded[pair]
 
@@ -402,19 +443,18 @@ def _read_with_prerequisites(
         for pre in parse_prerequisites(lesson.prerequisites_text, lesson.phase):
             if pre in folders:
                 read(pre)
-    known = {pair: format_lesson_id(*pair) for pair in folders}
-    _resolve_prerequisites(root, fresh, problems, known)
+    _resolve_prerequisites(root, fresh, problems, folders)
 
 
 def _phases_of(
     root: Path,
-    folders: dict[tuple[int, int], tuple[Path, Path]],
+    folders: LessonFolders,
     loaded: dict[tuple[int, int], Lesson],
 ) -> list[Phase]:
     """The phases of the lessons read so far, in curriculum order."""
     phases = []
     for phase_number in sorted({pair[0] for pair in loaded}):
-        folder = next(f for (n, _), (f, _) in folders.items() if n == phase_number)
+        folder = folders.phases[phase_number]
         phases.append(
             Phase(
                 number=phase_number,
@@ -671,10 +711,10 @@ def _resolve_prerequisites(
     root: Path,
     lessons: list[Lesson],
     problems: list[Problem],
-    known: dict[tuple[int, int], str] | None = None,
+    known: Container[tuple[int, int]] | None = None,
 ) -> None:
     if known is None:
-        known = {(lesson.phase, lesson.number): lesson.id for lesson in lessons}
+        known = {(lesson.phase, lesson.number) for lesson in lessons}
     for lesson in lessons:
         resolved: list[str] = []
         missing: list[str] = []

@@ -8,13 +8,13 @@ import pytest
 from app_driver import keys_of, seed_lesson, settle
 from test_app import _screen_text
 from textual import events
-from textual.widgets import Markdown
 
 from learning_system import ledger
 from learning_system.store import Store
 from tutor.app.app import TutorApp
 from tutor.app.help import TextScreen
 from tutor.app.session_screen import SessionScreen
+from tutor.app.teaching import Teaching
 from tutor.app.text import fenced_with_language
 from tutor.engine.turns import ERROR_TYPES, Prompt
 
@@ -143,7 +143,7 @@ async def test_a_mermaid_block_renders_as_a_labelled_box(home):
 
     class One(App[None]):
         def compose(self):
-            yield Markdown(fenced_with_language("```mermaid\ngraph TD\n  A-->B\n```\n"))
+            yield Teaching("```mermaid\ngraph TD\n  A-->B\n```\n")
 
     app = One()
     async with app.run_test(size=(80, 20)) as pilot:

@@ -564,3 +564,34 @@ def test_the_next_lesson_is_found_from_the_folder_listing_without_reading_the_ot
     reread = load_curriculum(root, only=[])
     assert reread.next_lesson("P1 L01").id == "P1 L02"
     assert [lesson.id for lesson in reread.lessons] == ["P1 L01", "P1 L02"]  # P2 L01 unread
+
+
+def test_finding_the_next_lesson_lists_no_phase_past_it(tmp_path):
+    """The next lesson is found from the listing of its own phase (and the following one when
+    its phase ends): a later phase's folders are not listed, so the work does not grow with the
+    curriculum. Listing a phase is seen by its warning (a lesson folder with no number)."""
+    from conftest import write_tiny_curriculum
+
+    root = write_tiny_curriculum(tmp_path / "c", [])
+    for phase in ("02-more", "03-last"):
+        lesson = root / "phases" / phase / "01-only"
+        (lesson / "docs").mkdir(parents=True)
+        (lesson / "docs" / "en.md").write_text("# Only\n\n**Prerequisites:** None\n")
+        (lesson / "quiz.json").write_text("[]")
+        stray = root / "phases" / phase / "extra"
+        (stray / "docs").mkdir(parents=True)
+        (stray / "docs" / "en.md").write_text("# Extra\n\n**Prerequisites:** None\n")
+
+    def listed_phases(curriculum) -> set[str]:
+        return {p.file.split("/")[1] for p in curriculum.problems if "has no number" in p.message}
+
+    outline = load_curriculum(root, only=[])
+    assert outline.next_lesson("P1 L01").id == "P1 L02" and listed_phases(outline) == set()
+    assert outline.listed(1) == [(1, 1), (1, 2)]
+    assert outline.next_lesson("P1 L02").id == "P2 L01"
+    assert listed_phases(outline) == {"02-more"}  # phase 3 not listed
+    assert outline.next_lesson("P2 L01").id == "P2 L02"  # the unnumbered folder, numbered after
+    assert outline.listed() == [(1, 1), (1, 2), (2, 1), (2, 2), (3, 1), (3, 2)]
+    assert listed_phases(outline) == {"02-more", "03-last"}
+    full = load_curriculum(root)
+    assert [(x.phase, x.number) for x in full.lessons] == outline.listed()

@@ -847,13 +847,12 @@ def topic_lessons(curriculum: Curriculum, topic: str) -> list[str] | None:
     folder listing alone, so a packet of one phase reads that phase and its prerequisites, not
     the whole curriculum; None when naming it takes the lessons' titles (read everything)."""
     folded = " ".join(topic.split()).casefold()
-    listed = curriculum.listed()
     pair = parse_lesson_ref(folded)
-    if pair is not None and pair in listed:
+    if pair is not None and pair in curriculum.listed(pair[0]):
         return [format_lesson_id(*pair)]
     match = re.fullmatch(_PHASE, folded)
     if match:
-        ids = [format_lesson_id(*p) for p in listed if p[0] == int(match.group(1))]
+        ids = [format_lesson_id(*p) for p in curriculum.listed(int(match.group(1)))]
         return ids or None
     return None
 

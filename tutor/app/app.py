@@ -301,14 +301,7 @@ def warm_up() -> None:
     """What a lesson's screens need, imported (and pygments' lexers for the teaching's code
     compiled) in a thread while the learner reads home, instead of on the event loop at the
     first lesson screen, code block or answer box."""
-    from pygments.lexers import get_lexer_by_name
-    from textual.highlight import highlight
+    import tutor.app.session_screen  # noqa: F401  the teaching, TextArea, Input, the engine's turns
+    from tutor.app.teaching import warm
 
-    import tutor.app.session_screen  # noqa: F401  Markdown, TextArea, Input, the engine's turns
-
-    for language in ("text", "python"):
-        highlight("x = 1\n", language=language)
-        get_lexer_by_name(language)
-    from markdown_it import MarkdownIt
-
-    MarkdownIt("gfm-like").parse("# warm\n\n```text\nx\n```\n")
+    warm()

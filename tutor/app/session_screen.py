@@ -17,7 +17,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Input, Markdown, OptionList, Static, TextArea
+from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from learning_system.errors import LearningSystemError
@@ -29,7 +29,8 @@ from tutor.app.failures import Failure, ReportingScreen
 from tutor.app.help import HelpScreen
 from tutor.app.key_line import KeyLine
 from tutor.app.messages import Notice, PromptReady, SessionOpened, WorkProgress
-from tutor.app.text import clean, fenced_with_language, safe
+from tutor.app.teaching import Teaching, prepare
+from tutor.app.text import clean, safe
 from tutor.engine import parse
 from tutor.engine.parse import Command, option_label
 from tutor.engine.progress import Activity, Progress
@@ -45,6 +46,10 @@ IN_YOUR_WORDS = "In your own words (x alone: I don't know). ctrl+s submits."
 ATTRIBUTION_HINT = "optional words first (tab here): enter sends them with the kind marked"
 CLAIM_HINT = "I already know … (enter notes it; the probe still checks · escape: back)"
 UNVERIFIED_QUESTION = "◦ UNVERIFIED: only the program's own checks ran; no verifier confirmed it"
+
+
+def _teaches(prompt: Prompt) -> bool:
+    return prompt.kind == "read" and prompt.stage == "teach" and bool(prompt.content)
 
 
 def _key_bindings() -> list[Binding]:
@@ -121,7 +126,15 @@ class SessionScreen(ReportingScreen):
     # workers ---------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False, name="open")
     def open_session(self) -> None:
-        self.post_message(SessionOpened(self._open()))
+        session = self._open()
+        if session is not None:
+            self._prepare(session.prompt)
+        self.post_message(SessionOpened(session))
+
+    def _prepare(self, prompt: Prompt) -> None:
+        """In the worker: what showing `prompt` would otherwise do on the event loop."""
+        if _teaches(prompt):
+            prepare(prompt.content, self.app.current_theme, self.app.get_css_variables())
 
     def _open(self) -> Any:
         app: Any = self.app
@@ -160,7 +173,9 @@ class SessionScreen(ReportingScreen):
             if self.session is None or self.session.prompt.message_id != shown:
                 self.post_message(SessionOpened(self.session))  # it was saved before it failed
                 return
-        self.post_message(PromptReady(self.session.act(action)))
+        prompt = self.session.act(action)
+        self._prepare(prompt)
+        self.post_message(PromptReady(prompt))
 
     # failures (the app's handler has shown the message) -------------------------------
     def failed(self, work: str, error: BaseException, failure: Failure) -> None:
@@ -343,8 +358,8 @@ class SessionScreen(ReportingScreen):
             else:
                 widgets.append(Static(IN_YOUR_WORDS, classes="muted"))
                 widgets.append(AnswerArea(id="answer", soft_wrap=True))
-        elif prompt.kind == "read" and prompt.stage == "teach" and prompt.content:
-            widgets.append(Markdown(fenced_with_language(clean(prompt.content)), id="teaching"))
+        elif _teaches(prompt):
+            widgets.append(Teaching(prompt.content, id="teaching"))
         elif prompt.kind == "read" and prompt.table is not None:
             first = prompt.content.split("\n", 1)[0].strip().removeprefix("[").removesuffix("]")
             widgets.append(Static(safe(first, "bold")))

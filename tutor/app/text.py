@@ -22,10 +22,10 @@ DIAGRAMS = {"mermaid", "plantuml", "dot", "graphviz"}
 def fenced_with_language(markdown: str, language: str = "text") -> str:
     """The markdown with every fenced code block that names no language given `language`, and
     every diagram block (```mermaid and the like) labelled as a diagram and shown as plain text.
-    Textual's Markdown widget guesses an unnamed block's language, and guessing imports every
-    pygments lexer (a third of a second, on the event loop). Fences are found by the parser
-    the widget uses, so a fence in a list or a quote, or a fence-like line inside a block, is
-    read the way the widget reads it."""
+    A renderer that guessed an unnamed block's language would import every pygments lexer (a
+    third of a second, on the event loop). Fences are found by a markdown-it parser, as the
+    teaching's renderer finds them, so a fence in a list or a quote, or a fence-like line
+    inside a block, is read the way the renderer reads it."""
     from markdown_it import MarkdownIt
 
     lines = markdown.splitlines(keepends=True)

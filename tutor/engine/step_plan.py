@@ -82,13 +82,15 @@ class StepPlan:
     def prompt_view(self) -> dict[str, object]:
         """What a drafter is told: the plan without its rationale (which names the learner's
         buckets), its versions (in the draft's cache key, not for the model), what the drafter
-        is told beside it or cannot use, and an empty fallback reason; each required fact by its
-        section and sentence number."""
+        is told beside it or cannot use (the screen's components and hint ladder are the
+        program's), and an empty fallback reason; each required fact by its section and sentence
+        number."""
         view = self.as_dict()
         for key in (
             "step",  # the drafter's `step`
             "rationale",
             "source_functions",
+            "components",  # the program chooses the screen's parts; the drafter writes text
             "policy_version",
             "projection_version",
             "catalogue_version",
@@ -97,6 +99,10 @@ class StepPlan:
         if view["fallback_reason"] is None:
             del view["fallback_reason"]
         view["required_facts"] = [f"{f.section} #{f.sentence + 1}" for f in self.required_facts]
+        view["support"] = {
+            "example_first": self.support.example_first,
+            "density": self.support.density,
+        }
         return view
 
 

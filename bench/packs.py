@@ -46,7 +46,6 @@ from tutor.testing.pack_model import PackModel, request_data  # noqa: E402
 def lesson_model(body: dict[str, Any]) -> Reply:
     """Drafts restate their excerpt; every gate passes; items and grades are plain."""
     task, data = step_task(body)
-    system = body["messages"][0]["content"]
     if task == "teach_step":
         text = "\n".join(
             line.split("] ", 1)[1] if line.startswith("[") and "] " in line else line
@@ -58,10 +57,14 @@ def lesson_model(body: dict[str, Any]) -> Reply:
         return Reply.json(
             {"claims": [{"id": c["id"], "verdict": "PASS", "explanation": "ok"} for c in claims]}
         )
+    if task == "grade_free_recall":
+        return Reply.json({"passed": True, "explanation": "matches"})
+    if task == "rewrite_items":  # no fair rewrite: the failed bank items stay free recall
+        return Reply.json({"items": []})
     if "questions_json" in data:
         return Reply.json({"verdict": "PASS", "issues": []})
-    if "Grader" in system or "grade" in task:
-        return Reply.json({"passed": True, "explanation": "matches", "verdict": "PASS"})
+    if "grade" in task:  # the grade_audit gate
+        return Reply.json({"verdict": "PASS", "explanation": "matches"})
     return Reply.error(500, "not scripted")
 
 

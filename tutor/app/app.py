@@ -51,7 +51,8 @@ class TutorApp(App[int]):
         finally:
             if asked:
                 del os.environ["NO_COLOR"]
-        self.theme = look.theme
+        if look.theme != self.theme:  # setting the theme restyles the app: only a change
+            self.theme = look.theme
         self.look_problem = look.problem
         self.mode = mode
         self.curriculum_override = curriculum

@@ -3,7 +3,6 @@ tomllib alone before the first paint — the whole table is validated when a les
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 
 from tutor.config import tutor_home
@@ -25,6 +24,8 @@ def learner_look() -> Look:
     default = Look(THEMES["dark"], False)
     if not path.is_file():
         return default
+    import tomllib  # only when there is a file to read: not on a fresh learner's first paint
+
     try:
         table = tomllib.loads(path.read_text(encoding="utf-8")).get("learner", {})
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

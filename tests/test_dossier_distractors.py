@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import pytest
 from test_dossier_teaching import (
-    LESSON,
-    PASSING,
     build,
     course,  # noqa: F401 (a fixture)
-    loopback_provider,
+    model_session,
+    passing,
+    take,
 )
 from test_engine_api import scripted
 from test_model_gaps import parts, unmark
 
-from tutor.engine.drafter import Drafter
-from tutor.engine.session import Session
 from tutor.testing.model_server import ModelServer, Reply
 from tutor.testing.pack_model import PackModel
 
@@ -34,30 +32,12 @@ def with_error_distractors(body: dict) -> Reply:
         if task == "rewrite_item":
             return Reply.json(item)
         return Reply.json({"items": [{**item, "id": i["id"]} for i in data["items"]]})
-    kind, value = PASSING(body)
-    return Reply.json(value) if kind == "json" else Reply.error(500)
+    return passing(body)
 
 
 def take_the_lesson(store, course) -> tuple[list[dict], list]:  # noqa: F811 (the fixture)
     with ModelServer(default=with_error_distractors) as srv:
-        provider = loopback_provider(store, srv.base_url)
-        session = Session.start(
-            store,
-            course,
-            course.lesson(LESSON),
-            provider=provider,
-            drafter=Drafter(provider),
-            offline=True,
-        )
-        seen = []
-        try:
-            for _ in range(400):
-                seen.append(session.prompt)
-                if session.done:
-                    break
-                session.act(scripted(session.prompt))
-        finally:
-            session.close()
+        seen = take(model_session(store, course, srv.base_url), scripted)
         return [r.body for r in srv.chat_requests], seen
 
 

@@ -50,13 +50,41 @@ def loopback_provider(store, base_url: str):
     return make_provider(fast_settings(base_url, timeout=5), StoreRecorder(store))
 
 
+def passing(body: dict) -> Reply:
+    kind, value = PASSING(body)
+    return Reply.json(value) if kind == "json" else Reply.error(500)
+
+
+def model_session(store, course, base_url: str) -> Session:
+    """The lesson opened with the loopback model at `base_url` drafting and verifying."""
+    provider = loopback_provider(store, base_url)
+    return Session.start(
+        store,
+        course,
+        course.lesson(LESSON),
+        provider=provider,
+        drafter=Drafter(provider),
+        offline=True,
+    )
+
+
+def take(session: Session, act) -> list:
+    """The lesson to its end, answered by `act`; the prompts seen. The session is closed."""
+    seen = []
+    try:
+        for _ in range(400):
+            seen.append(session.prompt)
+            if session.done:
+                break
+            session.act(act(session.prompt))
+    finally:
+        session.close()
+    return seen
+
+
 def lesson_bodies(store, course) -> tuple[list[dict], list]:
     with ModelServer() as srv:
-        srv.always(
-            lambda body: (
-                Reply.json(PASSING(body)[1]) if PASSING(body)[0] == "json" else Reply.error(500)
-            )
-        )
+        srv.always(passing)
         session, seen = run(store, srv.base_url, course=course)
         bodies = [r.body for r in srv.chat_requests]
     assert session.done
@@ -135,26 +163,8 @@ def learner(wrong: bool, error_type: str):
 
 def excerpts_of_a_lesson(store, course, act) -> list[str]:
     with ModelServer() as srv:
-        srv.always(
-            lambda body: (
-                Reply.json(PASSING(body)[1]) if PASSING(body)[0] == "json" else Reply.error(500)
-            )
-        )
-        session = Session.start(
-            store,
-            course,
-            course.lesson(LESSON),
-            provider=(provider := loopback_provider(store, srv.base_url)),
-            drafter=Drafter(provider),
-            offline=True,
-        )
-        try:
-            for _ in range(400):
-                if session.done:
-                    break
-                session.act(act(session.prompt))
-        finally:
-            session.close()
+        srv.always(passing)
+        take(model_session(store, course, srv.base_url), act)
         return step_excerpts([r.body for r in srv.chat_requests])
 
 
@@ -188,8 +198,7 @@ def failing_evidence(body: dict) -> Reply:
     skill, _, data = parts(body)
     if skill == "grader" and EVIDENCE in unmark(str(data.get("question", ""))):
         return Reply.json({"passed": False, "explanation": "it misses the point"})
-    kind, value = PASSING(body)
-    return Reply.json(value) if kind == "json" else Reply.error(500)
+    return passing(body)
 
 
 def test_a_resumed_lesson_selects_as_it_did_and_redrafts_no_step(store, course):
@@ -199,15 +208,7 @@ def test_a_resumed_lesson_selects_as_it_did_and_redrafts_no_step(store, course):
     act = learner(wrong=False, error_type="2")
     with ModelServer() as srv:
         srv.always(failing_evidence)
-        provider = loopback_provider(store, srv.base_url)
-        session = Session.start(
-            store,
-            course,
-            course.lesson(LESSON),
-            provider=provider,
-            drafter=Drafter(provider),
-            offline=True,
-        )
+        session = model_session(store, course, srv.base_url)
         slipped = False
         while not (slipped and session.prompt.stage == "teach" and session.prompt.kind == "read"):
             slipped = slipped or session.prompt.kind == "error_type"
@@ -216,6 +217,7 @@ def test_a_resumed_lesson_selects_as_it_did_and_redrafts_no_step(store, course):
         session.pause()
         session.close()
         drafted = step_excerpts([r.body for r in srv.chat_requests])
+        provider = loopback_provider(store, srv.base_url)
         resumed = Session.resume(
             store, course, store.session(session.id), provider=provider, drafter=Drafter(provider)
         )

@@ -11,6 +11,7 @@ import pytest
 from app_driver import settle
 from plain_driver import Learner
 from test_app_snapshots import _fixed_session_id
+from test_app_snapshots import _scout as _sources
 from test_plain import drive_until
 
 from learning_system.store import Store
@@ -65,16 +66,6 @@ def home(tmp_path, monkeypatch):
     monkeypatch.setenv("TUTOR_HOME", str(tmp_path))
     _fixed_session_id(monkeypatch)
     return tmp_path
-
-
-async def _sources(pilot) -> None:
-    await pilot.press("enter")
-    await pilot.pause()
-    screen = pilot.app.screen
-    assert isinstance(screen, SessionScreen)
-    await settle(pilot, screen)
-    assert screen.stage == "scout"
-    await pilot.pause()
 
 
 def test_the_sources_screen_shows_a_review_required_pack_and_its_gaps(snap_compare, home):

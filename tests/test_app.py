@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 
 import pytest
 from app_driver import answer, keys_of, seed_lesson, settle
+from rich.console import Console
+from textual.widgets import Static
 
 from learning_system import ledger
 from learning_system.store import Store
 from tutor.app.app import TutorApp
 from tutor.app.home import HomeScreen
+from tutor.app.menu import Menu
 from tutor.app.session_screen import SessionScreen
 
 SIZE = (100, 32)
@@ -90,8 +94,9 @@ async def test_quit_mid_probe_and_resume_on_the_same_item_then_review_the_mistak
 
     again = _app(home)
     async with again.run_test(size=SIZE) as pilot:
-        position = str(pilot.app.screen.query_one("#home-position").render())
-        assert "paused at probe" in position
+        console = Console(width=SIZE[0], record=True, file=io.StringIO())
+        console.print(pilot.app.screen.query_one("#home-summary", Static).content)
+        assert "paused at probe" in console.export_text()
         screen = await _lesson_screen(pilot)
         await settle(pilot, screen)
         assert screen.prompt.message_id == where.message_id  # the same item, not a new start
@@ -125,6 +130,29 @@ def store_now():
     from learning_system.store import utcnow
 
     return utcnow()
+
+
+async def test_the_home_menu_moves_by_arrows_and_picks_by_enter_or_a_click(home):
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        menu = pilot.app.screen.query_one(Menu)
+        assert menu.has_focus and menu.marked == 0
+        await pilot.press("up")  # from the top, up wraps to the last choice
+        assert menu.choices[menu.marked][0] == "quit"
+        await pilot.press("down", "down")
+        assert menu.choices[menu.marked][0] == "review"
+        await pilot.press("enter")  # enter picks the marked choice, not the screen's continue
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, SessionScreen) and pilot.app.screen.kind == "review"
+
+    again = _app(home)
+    async with again.run_test(size=SIZE) as pilot:
+        menu = pilot.app.screen.query_one(Menu)
+        quit_row = [name for name, _ in menu.choices].index("quit")
+        await pilot.click(Menu, offset=(4, quit_row))  # a click picks the line it lands on
+        await pilot.pause()
+        assert menu.marked == quit_row
+    assert again.return_code == 0
 
 
 async def test_wrong_keys_say_what_is_expected_and_record_nothing(home):

@@ -4,18 +4,22 @@ the lessons the summary names and fills in the rest. No network, no model, no py
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
+from rich.box import ROUNDED
+from rich.console import Group
+from rich.panel import Panel
+from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Static
 
 from tutor.app.failures import ReportingScreen
 from tutor.app.key_line import KeyLine
+from tutor.app.menu import Menu
 from tutor.app.text import safe
 from tutor.engine import home_summary
 from tutor.engine.calibration import CALIBRATION_DAYS, Calibration
@@ -34,7 +38,7 @@ CHOICES = [
 ]
 
 
-def bars(values: list[float], top: float | None = None) -> str:
+def bars(values: Sequence[float], top: float | None = None) -> str:
     """A one-line bar chart: each value as a block from ▁ (zero) to █ (top)."""
     top = top if top is not None else max(values, default=0) or 1
     return "".join(
@@ -51,6 +55,45 @@ def calibration_text(c: Calibration) -> Text:
     return Text("\n").join(lines)
 
 
+def summary_view(s: HomeSummary, state: str, border: str) -> Group:
+    """Everything above the menu, as one renderable (a widget per panel would cost the first
+    paint their styles and layout): where the learner stands, what is due and the charts side by
+    side, calibration, and the last lesson. `state`: the model's or offline, shown in the header."""
+    head = Text.assemble(safe(s.curriculum, "bold"), *(("  ·  ", safe(state)) if state else ()))
+    counts = s.counts
+    rows = [("Due now", f"{counts.due_mistakes} mistakes · {counts.due_concepts} concepts")]
+    statuses = ", ".join(f"{n} {k}" for k, n in sorted(counts.concepts.items())) or "none yet"
+    rows.append(("Concepts", statuses))
+    if counts.mastery is not None:
+        rows.append(("Mastery", f"{counts.mastery:.2f} of 0.80 (advisory)"))
+    width = max(len(label) for label, _ in rows)
+    due = Text("\n").join(
+        Text.assemble((label.ljust(width), "bold"), " ", value) for label, value in rows
+    )
+    charts = Text.assemble(
+        ("Mastery, last 30 days", "bold"),
+        " (advisory)\n",
+        bars(counts.mastery_days, 0.8),
+        "\n",
+        ("Due, next 14 days", "bold"),
+        f" ({sum(counts.due_days)} in all)\n",
+        bars([float(n) for n in counts.due_days]),
+    )
+    panels = Table.grid(expand=True, padding=(0, 1))
+    panels.add_column(ratio=1)
+    panels.add_column(ratio=1)
+    panels.add_row(*(Panel(part, box=ROUNDED, border_style=border) for part in (due, charts)))
+    last = f"Last lesson: {s.last_lesson}" if s.last_lesson else "No lesson finished yet."
+    return Group(
+        head,
+        safe(s.position),
+        "",
+        panels,
+        Panel(calibration_text(counts.calibration), box=ROUNDED, border_style=border),
+        safe(last, "dim"),
+    )
+
+
 class HomeScreen(ReportingScreen):
     BINDINGS = [
         Binding("enter", "choose('continue')", "continue"),
@@ -62,18 +105,8 @@ class HomeScreen(ReportingScreen):
     ]
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="home"):
-            yield Static(id="home-header", classes="title")
-            yield Static(id="home-position")
-            with Horizontal(id="home-panels"):
-                yield Static(id="home-due", classes="panel")
-                yield Static(id="home-charts", classes="panel")
-            yield Static(id="home-calibration", classes="panel")
-            yield OptionList(
-                *[Option(f"{label:<30} {key}", id=name) for name, label, key in CHOICES],
-                id="home-menu",
-            )
-            yield Static(id="home-last", classes="muted")
+        yield Static(id="home-summary")
+        yield Menu([(name, f"{label:<30} {key}") for name, label, key in CHOICES], id="home-menu")
         yield KeyLine()
 
     def __init__(self) -> None:
@@ -86,7 +119,7 @@ class HomeScreen(ReportingScreen):
         summary = app.first_summary()  # type: ignore[attr-defined]
         self._counts = summary.counts
         self.show(summary)
-        self.query_one("#home-menu", OptionList).focus()
+        self.query_one(Menu).focus()
 
     def after_first_paint(self) -> None:
         """The curriculum and the rest of the summary, now that the first screen is shown."""
@@ -112,37 +145,12 @@ class HomeScreen(ReportingScreen):
     def show(self, s: HomeSummary) -> None:
         notice = getattr(self.app, "model_notice", None)
         state = notice or ("offline" if getattr(self.app, "offline", False) else "")
-        head = Text.assemble(safe(s.curriculum, "bold"), *(("  ·  ", safe(state)) if state else ()))
-        self.query_one("#home-header", Static).update(head)
-        self.query_one("#home-position", Static).update(safe(s.position))
-        counts = s.counts
-        rows = [("Due now", f"{counts.due_mistakes} mistakes · {counts.due_concepts} concepts")]
-        statuses = ", ".join(f"{n} {k}" for k, n in sorted(counts.concepts.items())) or "none yet"
-        rows.append(("Concepts", statuses))
-        if counts.mastery is not None:
-            rows.append(("Mastery", f"{counts.mastery:.2f} of 0.80 (advisory)"))
-        width = max(len(label) for label, _ in rows)
-        due = Text("\n").join(
-            Text.assemble((label.ljust(width), "bold"), " ", value) for label, value in rows
-        )
-        self.query_one("#home-due", Static).update(due)
-        charts = Text.assemble(
-            ("Mastery, last 30 days", "bold"),
-            " (advisory)\n",
-            bars(counts.mastery_days, 0.8),
-            "\n",
-            ("Due, next 14 days", "bold"),
-            f" ({sum(counts.due_days)} in all)\n",
-            bars([float(n) for n in counts.due_days]),
-        )
-        self.query_one("#home-charts", Static).update(charts)
-        self.query_one("#home-calibration", Static).update(calibration_text(counts.calibration))
-        self.query_one("#home-last", Static).update(
-            safe(f"Last lesson: {s.last_lesson}" if s.last_lesson else "No lesson finished yet.")
+        self.query_one("#home-summary", Static).update(
+            summary_view(s, state, self.app.current_theme.primary)
         )
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.action_choose(event.option.id or "")
+    def on_menu_picked(self, event: Menu.Picked) -> None:
+        self.action_choose(event.choice)
 
     def action_choose(self, name: str) -> None:
         app = cast("TutorApp", self.app)

@@ -7,9 +7,10 @@ that was right is under-confidence. Imports no pydantic: the home screen paints 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from learning_system.store import Store
@@ -24,8 +25,7 @@ OVER_AT = 2
 UNDER_AT = 3  # unsure answers that were right, at least this many and mostly right
 
 
-@dataclass(frozen=True)
-class Tally:
+class Tally(NamedTuple):
     right: int = 0
     wrong: int = 0
 
@@ -37,13 +37,13 @@ class Tally:
         return f"{self.right}/{self.total}" if self.total else "none"
 
 
-@dataclass(frozen=True)
-class Calibration:
-    """The tags against the outcomes; `over` and `under` list (concept, count), most first."""
+class Calibration(NamedTuple):
+    """The tags against the outcomes; `over` and `under` list (concept, count), most first.
+    (Records of the first screen are named tuples: a dataclass costs it a compile each.)"""
 
-    tags: dict[str, Tally] = field(default_factory=dict)
-    over: list[tuple[str, int]] = field(default_factory=list)
-    under: list[tuple[str, int]] = field(default_factory=list)
+    tags: Mapping[str, Tally] = MappingProxyType({})
+    over: Sequence[tuple[str, int]] = ()
+    under: Sequence[tuple[str, int]] = ()
 
     def tally(self, tag: str) -> Tally:
         return self.tags.get(tag, Tally())
@@ -106,7 +106,7 @@ class Calibration:
         }
 
 
-def _named(pairs: list[tuple[str, int]], most: int = 3) -> str:
+def _named(pairs: Sequence[tuple[str, int]], most: int = 3) -> str:
     shown = ", ".join(f"{c or 'no concept'} {n}" for c, n in pairs[:most])
     return shown + (f" and {len(pairs) - most} more" if len(pairs) > most else "")
 

@@ -4,10 +4,11 @@ screen can be painted from it; the store's modules are imported when the store i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tutor.engine.calibration import Calibration, calibration
 
@@ -22,21 +23,19 @@ MASTERY_LOOKBACK = timedelta(days=60)
 MASTERY_ANSWERS = 5000
 
 
-@dataclass(frozen=True)
-class RecordCounts:
+class RecordCounts(NamedTuple):
     """What the learner's records say, counted once per refresh."""
 
     due_mistakes: int = 0
     due_concepts: int = 0
-    concepts: dict[str, int] = field(default_factory=dict)
+    concepts: Mapping[str, int] = MappingProxyType({})
     mastery: float | None = None
-    mastery_days: list[float] = field(default_factory=lambda: [0.0] * MASTERY_DAYS)
-    due_days: list[int] = field(default_factory=lambda: [0] * DUE_DAYS)
-    calibration: Calibration = field(default_factory=Calibration)
+    mastery_days: Sequence[float] = (0.0,) * MASTERY_DAYS
+    due_days: Sequence[int] = (0,) * DUE_DAYS
+    calibration: Calibration = Calibration()
 
 
-@dataclass(frozen=True)
-class HomeSummary:
+class HomeSummary(NamedTuple):
     curriculum: str
     position: str  # "P1 L08 Optimization · paused at probe"; "…" until the curriculum is read
     counts: RecordCounts

@@ -115,6 +115,35 @@ def test_escape_sequences_in_shown_text_are_inert():
     assert "red alert" in text and "link" in text
 
 
+def test_the_unverified_note_sources_and_flags_wrap_at_words_within_the_width(monkeypatch):
+    import io
+
+    from tutor.engine.turns import Prompt
+    from tutor.plain import PlainIO
+
+    monkeypatch.setenv("COLUMNS", "61")
+    out = io.StringIO()
+    sources = [f"Chapter {n} of a long reference book on vectors" for n in range(3)]
+    PlainIO(io.StringIO(), out).show(
+        Prompt(
+            kind="read",
+            message_id="m",
+            stage="teach",
+            title="Step 1",
+            position="",
+            content="A short step.",
+            sources=sources,
+            unverified=["step"],
+            flags=["the sources disagree on the sign convention used in this step"],
+        )
+    )
+    notes = out.getvalue().split("A short step.")[1].strip("\n").split("\n")
+    assert len(notes) > 3 and all(len(line) <= 60 for line in notes), notes
+    words = " ".join(notes).split()
+    for whole in ("UNVERIFIED:", "verifier", "convention", "reference"):
+        assert whole in words  # no word cut at the edge
+
+
 def test_free_recall_text_is_saved_before_its_confidence_and_offered_back(tmp_path):
     """kill -9 at the confidence prompt loses no typed text: it is in the store at once, and
     the resumed lesson offers it back to be tagged."""

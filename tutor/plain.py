@@ -177,16 +177,18 @@ class PlainIO:
         if prompt.kind == "error_type":
             for n, name in enumerate(ERROR_TYPES, 1):
                 self.say(f"  {n} {name:<14} {ERROR_TYPE_MEANING[name]}")
-        if prompt.sources:
-            self.say("sources: " + " · ".join(prompt.sources))
+        notes = [f"!! flag: {flag}" for flag in prompt.flags]
         if prompt.unverified:
-            self.say(
+            notes.insert(
+                0,
                 f"!! UNVERIFIED: {len(prompt.unverified)} part(s) of this screen could not be "
                 "verified (no verifier ran or it failed, the program's own checks could not find "
-                "them in the sources, or the grade is your own); treat them with care."
+                "them in the sources, or the grade is your own); treat them with care.",
             )
-        for flag in prompt.flags:
-            self.say(f"!! flag: {flag}")
+        if prompt.sources:
+            notes.insert(0, "sources: " + " · ".join(prompt.sources))
+        for note in notes:  # wrapped at words, as a reader on a narrow terminal needs them
+            self.say(wrap_lines(note, _width()))
 
     def help(self, prompt: Prompt) -> None:
         self.say("Keys on this screen")

@@ -105,8 +105,21 @@ async def test_errors_and_bad_addresses_are_reported(srv):
     async with make_client(FAST) as client:
         closed = await fetch(client, "http://127.0.0.1:9/nothing-listens", FAST)
         other = await fetch(client, "gopher://example.invalid/", FAST)
-    assert not closed.ok and closed.reason
+    assert not closed.ok and closed.reason == (
+        "cannot connect: nothing answers at that address (connection refused)"
+    )
     assert not other.ok and "unsupported scheme" in other.reason
+
+
+def test_a_host_that_is_not_found_is_said_in_words_not_an_errno():
+    import httpx2
+
+    from tutor.scout.fetch import _describe
+
+    said = _describe(httpx2.ConnectError("[Errno -2] Name or service not known"))
+    assert said == "cannot connect: the host name was not found (offline, or a wrong address)"
+    other = _describe(httpx2.ConnectError("[Errno 113] No route to host"))
+    assert other == "cannot connect ([Errno 113] No route to host)"  # the rest keep their text
 
 
 async def test_fetch_all_keeps_order_reports_progress_and_never_raises(srv):

@@ -312,8 +312,40 @@ def _describe(exc: Exception) -> str:
     for kind, text in kinds:
         if isinstance(exc, kind):
             detail = str(exc).splitlines()[0] if str(exc) else ""
+            plain = _connect_words(exc) if kind is httpx2.ConnectError else None
+            if plain:
+                return f"{text}: {plain}"
             return f"{text} ({detail[:160]})" if detail else text
     return f"{type(exc).__name__}: {str(exc)[:160]}"
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """The exception and those it was raised from, nearest first."""
+    chain: list[BaseException] = []
+    at: BaseException | None = exc
+    while at is not None and at not in chain:
+        chain.append(at)
+        at = at.__cause__ or at.__context__
+    return chain
+
+
+NOT_FOUND = ("name or service not known", "name resolution", "nodename nor servname")
+
+
+def _connect_words(exc: BaseException) -> str | None:
+    """What a failed connection means to a learner, when the system's error says (the errno
+    text is kept for the rest)."""
+    import socket
+
+    for e in _causes(exc):
+        said = str(e).lower()
+        if isinstance(e, socket.gaierror) or any(cue in said for cue in NOT_FOUND):
+            return "the host name was not found (offline, or a wrong address)"
+        if isinstance(e, ConnectionRefusedError) or "connection refused" in said:
+            return "nothing answers at that address (connection refused)"
+        if "network is unreachable" in said:
+            return "no network route to it (offline?)"
+    return None
 
 
 async def fetch_all(

@@ -111,7 +111,7 @@ def seed_returning_learner(home: Path) -> None:
                 ledger.record_mistake(
                     store, Mistake(id=f"m{n}", attempt_id=f"a{n}", concept_id=f"c{n}"), when=when
                 )
-        store.save_session("s1", "P1 L02", str(builtin_course_path()), "paused", "probe", {})
+        store.sessions.save("s1", "P1 L02", str(builtin_course_path()), "paused", "probe", {})
 
 
 def main() -> int:

@@ -208,9 +208,9 @@ def run_one(
     with Store(home / "tutor.db") as store:
         if setting.records:
             found = earlier_verdicts(levels, rng)
-            store.save_session("earlier", "earlier", str(root), "done", "end", {})
+            store.sessions.save("earlier", "earlier", str(root), "done", "end", {})
             body = {"verdicts": {s.name: found[s.lesson.id] for s in strands}}
-            store.add_note("earlier-verdicts", "earlier", "verdict", body)
+            store.sessions.add_note("earlier-verdicts", "earlier", "verdict", body)
         session = open_session(store, curriculum, lesson_ref=lesson_id, offline=True)
         assert session is not None
         try:

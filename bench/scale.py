@@ -76,7 +76,7 @@ def _seed_store(path: Path, root: Path, done: str) -> None:
                 rows,
             )
         _ = Attempt  # the rows above are what ledger.record_attempt writes, in bulk
-        store.save_session("s0", done, str(root), "done", "end", {})
+        store.sessions.save("s0", done, str(root), "done", "end", {})
 
 
 def measure(task: str, root: Path, rounds: int) -> dict[str, Any]:

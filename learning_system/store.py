@@ -6,7 +6,6 @@ a killed process (and a power cut). Writes keyed by a client-chosen id are idemp
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
@@ -26,7 +25,6 @@ from learning_system.store_errors import (
     newer,
 )
 from learning_system.store_files import check_file, check_history, mark_answers
-from learning_system.text import valid_data, valid_text
 
 __all__ = ["SessionConflict", "Store", "StoreBusy", "StoreError"]
 
@@ -36,10 +34,13 @@ if TYPE_CHECKING:
     from learning_system.session_lock import SessionLease
     from learning_system.tables.attempts import Attempts
     from learning_system.tables.concepts import Concepts
+    from learning_system.tables.ingests import Ingests
     from learning_system.tables.mistakes import Mistakes
     from learning_system.tables.packs import Packs
+    from learning_system.tables.receipts import ModelCalls, Receipts
     from learning_system.tables.records import Records
     from learning_system.tables.sessions import Sessions
+    from learning_system.tables.sources import Digests, Sources
 
 T = TypeVar("T")
 Params = Sequence[object] | Mapping[str, object]
@@ -276,7 +277,7 @@ class Store:
         self.path = Path(path)
         self.wait = wait
         self.notify = notify
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
         self._fences: dict[str, str] = {}
         self._on_close: list[Callable[[], None]] = []
         self.leases: dict[str, SessionLease] = {}  # by session id (session_lock.py)
@@ -345,6 +346,36 @@ class Store:
 
         return Sessions(self)
 
+    @cached_property
+    def receipts(self) -> Receipts:
+        from learning_system.tables.receipts import Receipts
+
+        return Receipts(self)
+
+    @cached_property
+    def model_calls(self) -> ModelCalls:
+        from learning_system.tables.receipts import ModelCalls
+
+        return ModelCalls(self)
+
+    @cached_property
+    def sources(self) -> Sources:
+        from learning_system.tables.sources import Sources
+
+        return Sources(self)
+
+    @cached_property
+    def digests(self) -> Digests:
+        from learning_system.tables.sources import Digests
+
+        return Digests(self)
+
+    @cached_property
+    def ingests(self) -> Ingests:
+        from learning_system.tables.ingests import Ingests
+
+        return Ingests(self)
+
     @property
     def db(self) -> sqlite_utils.Database:
         """The connection through sqlite-utils (imported on first use, for tools and tests)."""
@@ -404,19 +435,19 @@ class Store:
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
 
     def close(self) -> None:
-        with self._lock:
+        with self.lock:
             if self._closed:
                 return
             callbacks, self._on_close = self._on_close, []
         for callback in reversed(callbacks):  # outside the lock: they may wait for threads
             callback()
-        with self._lock:
+        with self.lock:
             self._closed = True
             self.conn.close()
 
     def on_close(self, callback: Callable[[], None]) -> None:
         """Run `callback` when the store closes (before the connection goes)."""
-        with self._lock:
+        with self.lock:
             self._on_close.append(callback)
 
     def __enter__(self) -> Store:
@@ -431,7 +462,7 @@ class Store:
         while another program holds the write lock, then gives up with StoreBusy. A transaction
         opened inside another on the same thread joins it: it commits or rolls back with the
         outer one (so a batch of table writes is all or nothing)."""
-        with self._lock:
+        with self.lock:
             if self._depth:
                 self._depth += 1
                 try:
@@ -465,7 +496,7 @@ class Store:
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run `callback` once the open transaction has committed (now, when none is open);
         never when it rolls back."""
-        with self._lock:
+        with self.lock:
             if self._depth:
                 self._after_commit.append(callback)
                 return
@@ -488,7 +519,7 @@ class Store:
                 pass
 
     def execute(self, sql: str, params: Params = ()) -> sqlite3.Cursor:
-        with self._lock:
+        with self.lock:
             try:
                 return self.conn.execute(sql, params)
             except sqlite3.IntegrityError:
@@ -497,7 +528,7 @@ class Store:
                 raise self._error(exc) from None
 
     def rows(self, sql: str, params: Params = ()) -> list[dict[str, Any]]:
-        with self._lock:
+        with self.lock:
             try:
                 cur = self.conn.execute(sql, params)
                 names = [d[0] for d in cur.description]
@@ -523,98 +554,17 @@ class Store:
         with self.transaction() as c:
             c.execute("DELETE FROM settings WHERE key = ? AND value = ?", (key, value))
 
-    # sessions, their event log and notes ---------------------------------------------------
-    def save_session(
-        self,
-        session_id: str,
-        lesson_id: str,
-        curriculum: str,
-        status: str,
-        position: str,
-        state: dict[str, Any],
-    ) -> None:
-        now = iso()
-        with self.transaction() as c:
-            self._check_fence(c, session_id)
-            c.execute(
-                "INSERT INTO sessions (id, lesson_id, curriculum, status, position, state, "
-                "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO "
-                "UPDATE SET status=excluded.status, position=excluded.position, "
-                "state=excluded.state, updated_at=excluded.updated_at",
-                (
-                    session_id,
-                    lesson_id,
-                    curriculum,
-                    status,
-                    valid_text(position),
-                    json.dumps(valid_data(state)),
-                    now,
-                    now,
-                ),
-            )
-
-    def session(self, session_id: str) -> dict[str, Any] | None:
-        rows = self.rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
-        return _decode(rows[0], "state") if rows else None
-
-    def latest_session(
-        self, curriculum: str | None = None, status: str | None = None
-    ) -> dict[str, Any] | None:
-        sql, params = "SELECT * FROM sessions WHERE 1=1", []
-        if curriculum is not None:
-            sql += " AND curriculum = ?"
-            params.append(curriculum)
-        if status is not None:
-            sql += " AND status = ?"
-            params.append(status)
-        rows = self.rows(sql + " ORDER BY updated_at DESC, rowid DESC LIMIT 1", tuple(params))
-        return _decode(rows[0], "state") if rows else None
-
-    def latest_unfinished_session(self) -> dict[str, Any] | None:
-        """The latest session not done or abandoned, whatever its curriculum."""
-        rows = self.rows(
-            "SELECT * FROM sessions WHERE status NOT IN ('done', 'abandoned') "
-            "ORDER BY updated_at DESC, rowid DESC LIMIT 1"
-        )
-        return _decode(rows[0], "state") if rows else None
-
-    def append_event(self, session_id: str, seq: int, kind: str, payload: dict[str, Any]) -> bool:
-        """Append action `seq` of a session; a retried append of the same event adds nothing
-        (False). A different event already at `seq` — another tutor writing the same session —
-        raises SessionConflict: an answer is never silently dropped. Text is stored valid."""
-        body = json.dumps(valid_data(payload), sort_keys=True)
-        with self.transaction() as c:
-            self._check_fence(c, session_id)
-            cur = c.execute(
-                "INSERT OR IGNORE INTO session_events (session_id, seq, kind, payload, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (session_id, seq, kind, body, iso()),
-            )
-            if cur.rowcount == 1:
-                return True
-            row = c.execute(
-                "SELECT kind, payload FROM session_events WHERE session_id = ? AND seq = ?",
-                (session_id, seq),
-            ).fetchone()
-        if row is not None and (row[0], row[1]) == (kind, body):
-            return False
-        raise SessionConflict(
-            f"session {session_id} already has a different event {seq}: another tutor is "
-            "writing to this lesson. Nothing of yours was overwritten; close the other tutor and "
-            "run `tutor continue`."
-        )
-
     # one writer per session: a lease token in settings, checked inside each session write ----
     def fence(self, session_id: str, token: str | None) -> None:
         """From now on this Store writes `session_id` only while the lease token in the store is
         `token` (None: stop checking)."""
-        with self._lock:
+        with self.lock:
             if token is None:
                 self._fences.pop(session_id, None)
             else:
                 self._fences[session_id] = token
 
-    def _check_fence(self, c: sqlite3.Connection, session_id: str) -> None:
+    def check_fence(self, c: sqlite3.Connection, session_id: str) -> None:
         token = self._fences.get(session_id)
         if token is None:
             return
@@ -627,245 +577,3 @@ class Store:
                 "everything you answered before this line is saved there. Nothing more is written "
                 "here."
             )
-
-    def events(self, session_id: str) -> list[dict[str, Any]]:
-        rows = self.rows(
-            "SELECT seq, kind, payload, created_at FROM session_events WHERE session_id = ? "
-            "ORDER BY seq",
-            (session_id,),
-        )
-        return [_decode(r, "payload") for r in rows]
-
-    def add_note(self, note_id: str, session_id: str, kind: str, body: dict[str, Any]) -> None:
-        with self.transaction() as c:
-            c.execute(
-                "INSERT OR IGNORE INTO session_notes (id, session_id, kind, body, created_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (note_id, session_id, kind, json.dumps(valid_data(body), sort_keys=True), iso()),
-            )
-
-    def notes(self, session_id: str | None = None) -> list[dict[str, Any]]:
-        if session_id is None:
-            rows = self.rows("SELECT * FROM session_notes ORDER BY created_at, id")
-        else:
-            rows = self.rows(
-                "SELECT * FROM session_notes WHERE session_id = ? ORDER BY created_at, id",
-                (session_id,),
-            )
-        return [_decode(r, "body") for r in rows]
-
-    # gate receipts ---------------------------------------------------------------------------
-    def save_receipt(
-        self,
-        receipt_id: str,
-        message_id: str,
-        gate: str,
-        outcome: str,
-        payload: dict[str, Any],
-        when: datetime | None = None,
-    ) -> None:
-        body = json.dumps(payload, sort_keys=True)
-        with self.transaction() as c:
-            c.execute(
-                "INSERT OR IGNORE INTO receipts (receipt_id, message_id, gate, outcome, payload, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (receipt_id, message_id, gate, outcome, body, iso(when)),
-            )
-
-    def receipts_for(self, message_id: str) -> list[dict[str, Any]]:
-        rows = self.rows(
-            "SELECT * FROM receipts WHERE message_id = ? ORDER BY created_at, receipt_id",
-            (message_id,),
-        )
-        return [_decode(r, "payload") for r in rows]
-
-    def receipts_of_session(self, session_id: str) -> list[dict[str, Any]]:
-        """The receipts of every turn of one session (message ids `<session>:…`)."""
-        rows = self.rows(
-            "SELECT * FROM receipts WHERE message_id >= ? AND message_id < ? "
-            "ORDER BY created_at, receipt_id",
-            (f"{session_id}:", f"{session_id};"),
-        )
-        return [_decode(r, "payload") for r in rows]
-
-    # model calls (never the key; the prompt only when the learner turned debug on) ----------
-    def record_model_call(
-        self,
-        call_id: str,
-        provider: str,
-        model: str,
-        purpose: str,
-        tokens_in: int,
-        tokens_out: int,
-        latency_ms: float,
-        outcome: str,
-        error_kind: str | None = None,
-        prompt: str | None = None,
-    ) -> None:
-        with self.transaction() as c:
-            c.execute(
-                "INSERT OR IGNORE INTO model_calls (call_id, provider, model, purpose, tokens_in, "
-                "tokens_out, latency_ms, outcome, error_kind, prompt, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    call_id,
-                    provider,
-                    model,
-                    purpose,
-                    tokens_in,
-                    tokens_out,
-                    latency_ms,
-                    outcome,
-                    error_kind,
-                    prompt,
-                    iso(),
-                ),
-            )
-
-    def model_calls(self) -> list[dict[str, Any]]:
-        return self.rows("SELECT * FROM model_calls ORDER BY created_at, call_id")
-
-    # sources and digests (hashes and excerpts only; content is never cached) ---------------
-    def last_source(self, url: str) -> dict[str, Any] | None:
-        rows = self.rows("SELECT * FROM sources WHERE url = ?", (url,))
-        return rows[0] if rows else None
-
-    def record_source(
-        self, url: str, hash: str | None, status: str, excerpt: str, reason: str | None = None
-    ) -> None:
-        """Remember what a source looked like. An unreachable source keeps its last good hash."""
-        with self.transaction() as c:
-            if hash is None:
-                c.execute(
-                    "INSERT INTO sources (url, hash, status, excerpt, reason, seen_at) "
-                    "VALUES (?, NULL, ?, '', ?, ?) ON CONFLICT(url) DO UPDATE SET "
-                    "status=excluded.status, reason=excluded.reason, seen_at=excluded.seen_at",
-                    (url, status, reason, iso()),
-                )
-            else:
-                c.execute(
-                    "INSERT OR REPLACE INTO sources (url, hash, status, excerpt, reason, seen_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (url, hash, status, excerpt, reason, iso()),
-                )
-
-    def save_digest(self, digest_id: str, lesson_id: str, payload: dict[str, Any]) -> None:
-        with self.transaction() as c:
-            c.execute(
-                "INSERT OR REPLACE INTO digests (id, lesson_id, payload, created_at) "
-                "VALUES (?, ?, ?, ?)",
-                (digest_id, lesson_id, json.dumps(payload, sort_keys=True), iso()),
-            )
-
-    def digest(self, digest_id: str) -> dict[str, Any] | None:
-        rows = self.rows("SELECT payload FROM digests WHERE id = ?", (digest_id,))
-        return json.loads(rows[0]["payload"]) if rows else None
-
-    def latest_digest(self, lesson_id: str) -> dict[str, Any] | None:
-        rows = self.rows(
-            "SELECT payload FROM digests WHERE lesson_id = ? ORDER BY created_at DESC LIMIT 1",
-            (lesson_id,),
-        )
-        return json.loads(rows[0]["payload"]) if rows else None
-
-    # pending ingests (the Tutor writes them at a lesson's end; the Clerk consumes them) --------
-    def save_ingest(
-        self, ingest_id: str, session_id: str, lesson_id: str, payload: dict[str, Any]
-    ) -> None:
-        now = iso()
-        with self.transaction() as c:
-            c.execute(
-                "INSERT OR IGNORE INTO ingests (id, session_id, lesson_id, status, payload, "
-                "reasons, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, '[]', ?, ?)",
-                (ingest_id, session_id, lesson_id, json.dumps(payload, sort_keys=True), now, now),
-            )
-
-    def ingests(self, status: str | None = None) -> list[dict[str, Any]]:
-        sql, params = "SELECT * FROM ingests", []
-        if status is not None:
-            sql, params = sql + " WHERE status = ?", [status]
-        rows = self.rows(sql + " ORDER BY created_at, id", params)
-        for r in rows:
-            r["payload"] = json.loads(r["payload"])
-            r["reasons"] = json.loads(r["reasons"] or "[]")
-        return rows
-
-    def ingest_status(self, ingest_id: str) -> tuple[str, list[str]] | None:
-        """An ingest's status and reasons; None when there is no such ingest."""
-        rows = self.rows("SELECT status, reasons FROM ingests WHERE id = ?", (ingest_id,))
-        return (rows[0]["status"], json.loads(rows[0]["reasons"] or "[]")) if rows else None
-
-    def set_ingest_status(
-        self, ingest_id: str, status: str, reasons: list[str], when: datetime | None = None
-    ) -> None:
-        with self.transaction() as c:
-            c.execute(
-                "UPDATE ingests SET status = ?, reasons = ?, updated_at = ? WHERE id = ?",
-                (status, json.dumps(reasons), iso(when), ingest_id),
-            )
-
-    # what the home screen counts ------------------------------------------------------------
-    def home_counts(self, at: str, ends: list[str]) -> dict[str, Any]:
-        """Counted in SQL: open mistakes and concepts due at `at` (an ISO time), concepts by
-        status, their mean mastery, and `due_days`: how many of both come due in each window
-        ending at `ends` (ISO times, ascending), the first counting everything due before it."""
-        with self._lock:
-            due_mistakes, due_concepts, mastery = self.execute(
-                "SELECT (SELECT count(*) FROM mistakes WHERE status = 'open' "
-                "AND next_review <= :at), "
-                "(SELECT count(*) FROM concepts WHERE next_review <= :at), "
-                "(SELECT avg(mastery) FROM concepts)",
-                {"at": at},
-            ).fetchone()
-            by_status = self.execute(
-                "SELECT status, count(*) FROM concepts GROUP BY status"
-            ).fetchall()
-            before = (
-                [
-                    n or 0
-                    for n in self.execute(
-                        "WITH due(at) AS (SELECT next_review FROM mistakes WHERE status = 'open' "
-                        "AND next_review < :last UNION ALL SELECT next_review FROM concepts "
-                        "WHERE next_review < :last) SELECT "
-                        + ", ".join(
-                            f"count(CASE WHEN at < :e{i} THEN 1 END)" for i in range(len(ends))
-                        )
-                        + " FROM due WHERE at != ''",
-                        {"last": ends[-1], **{f"e{i}": end for i, end in enumerate(ends)}},
-                    ).fetchone()
-                ]
-                if ends
-                else []
-            )
-        return {
-            "due_mistakes": due_mistakes,
-            "due_concepts": due_concepts,
-            "concepts": dict(by_status),
-            "mastery": None if mastery is None else round(mastery, 2),
-            "due_days": [n - (before[i - 1] if i else 0) for i, n in enumerate(before)],
-        }
-
-    def answers_since(self, since: str, limit: int) -> list[tuple[str, str, str | None]]:
-        """(created_at, outcome, confidence) of the graded answers from `since` (ISO), oldest
-        first; the latest `limit` of them."""
-        rows = self.execute(
-            "SELECT created_at, outcome, confidence FROM attempts WHERE outcome != 'pending' "
-            "AND created_at >= ? ORDER BY created_at DESC LIMIT ?",
-            (since, limit),
-        ).fetchall()
-        return rows[::-1]
-
-    def quiz_score(self, session_id: str) -> tuple[int, int]:
-        """(right, asked) of the session's quiz answers."""
-        right, total = self.execute(
-            "SELECT count(CASE WHEN outcome = 'correct' THEN 1 END), count(*) FROM attempts "
-            "WHERE session_id = ? AND kind = 'quiz'",
-            (session_id,),
-        ).fetchone()
-        return right, total
-
-
-def _decode(row: dict[str, Any], field: str) -> dict[str, Any]:
-    value = row.get(field)
-    row[field] = json.loads(value) if value else {}
-    return row

@@ -100,8 +100,10 @@ def lesson_outcome(tmp_path):
         ),
         when=ended - timedelta(minutes=27),
     )
-    store.add_note("s1:verdict", "s1", "verdict", {"dot products": "solid", "norms": "unknown"})
-    store.add_note("s1:plan", "s1", "plan", {"steps": ["Norms", "Dot product"]})
+    store.sessions.add_note(
+        "s1:verdict", "s1", "verdict", {"dot products": "solid", "norms": "unknown"}
+    )
+    store.sessions.add_note("s1:plan", "s1", "plan", {"steps": ["Norms", "Dot product"]})
     pending = PendingIngest(
         id="ingest:s1",
         session_id="s1",
@@ -158,7 +160,7 @@ def lesson_outcome(tmp_path):
         ],
         created_at=ended.isoformat(),
     )
-    store.save_ingest(
+    store.ingests.save(
         pending.id, pending.session_id, pending.lesson_id, pending.model_dump(mode="json")
     )
     yield store, pending

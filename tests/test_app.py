@@ -69,7 +69,7 @@ async def test_a_whole_lesson_by_keys_then_quit_mid_probe_resume_and_review(home
     attempts = ledger.attempts(store, session_id=session_id)
     assert attempts and not [a for a in attempts if a["outcome"] == "pending"]
     assert ledger.mistakes(store), "the wrong answers are in the mistakes ledger"
-    assert store.latest_session()["status"] == "done"
+    assert store.sessions.latest()["status"] == "done"
     store.close()
 
 

@@ -126,7 +126,7 @@ async def test_i_already_know_is_noted_in_the_app(home):
         assert screen.prompt.message_id == shown  # the probe still asks its question
         session_id = screen.session.id
     with Store(home / "tutor.db") as store:
-        notes = [n for n in store.notes(session_id) if n["kind"] == "claimed_known"]
+        notes = [n for n in store.sessions.notes(session_id) if n["kind"] == "claimed_known"]
     assert [n["body"]["text"] for n in notes] == ["dot products"]
 
 
@@ -231,8 +231,8 @@ async def test_a_yes_no_screen_shows_n_as_no_and_n_answers_no(home, monkeypatch)
         await settle(pilot, screen)
         assert screen.prompt.content != asked
     with Store(home / "tutor.db") as store:
-        latest = store.latest_session()
+        latest = store.sessions.latest()
         assert latest is not None
-        payloads = [e["payload"] for e in store.events(latest["id"])]
+        payloads = [e["payload"] for e in store.sessions.events(latest["id"])]
     said = [a for a in payloads if isinstance(a, dict) and a.get("kind") == "yes_no"]
     assert said and said[-1]["value"] == "n", payloads[-3:]

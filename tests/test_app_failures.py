@@ -131,7 +131,7 @@ def _fill(store: Store) -> None:
         with pytest.raises(StoreError):
             for seq in range(100_000):
                 payload = {"key": str(seq), "value": "x" * size}
-                store.append_event(f"filler-{size}", seq, "memo", payload)
+                store.sessions.append_event(f"filler-{size}", seq, "memo", payload)
 
 
 def _free(store: Store) -> None:
@@ -142,7 +142,7 @@ def _answers(store: Store, session_id: str) -> tuple[int, int]:
     """Recorded actions and attempts of the session."""
     from learning_system import ledger
 
-    actions = [e for e in store.events(session_id) if e["kind"] == "action"]
+    actions = [e for e in store.sessions.events(session_id) if e["kind"] == "action"]
     return len(actions), len(ledger.attempts(store, session_id=session_id))
 
 

@@ -30,7 +30,7 @@ def dump(store: Store, tables: tuple[str, ...] | None = None) -> dict[str, list[
 
 
 def ingest_row(store: Store, ingest_id: str = "ingest:s1") -> dict:
-    return next(r for r in store.ingests() if r["id"] == ingest_id)
+    return next(r for r in store.ingests.find() if r["id"] == ingest_id)
 
 
 # accepted ---------------------------------------------------------------------------------
@@ -213,7 +213,7 @@ def test_a_rejected_review_keeps_the_ingest_waiting_and_the_records_untouched(le
 
 def test_pending_ingests_are_retried_and_unreadable_ones_reported(lesson_outcome):
     store, pending = lesson_outcome
-    store.save_ingest("ingest:broken", "s9", "P9 L09", {"id": "ingest:broken"})
+    store.ingests.save("ingest:broken", "s9", "P9 L09", {"id": "ingest:broken"})
     results = ingest_pending(store, now=LATER)
     by_id = {r.ingest_id: r for r in results}
     assert by_id["ingest:s1"].status == "accepted"
@@ -260,7 +260,7 @@ def test_a_killed_process_mid_ingest_leaves_the_old_state(lesson_outcome, tmp_pa
         from tutor.clerk import apply, ingest
         from learning_system.outcome import PendingIngest
         store = Store({str(store.path)!r})
-        pending = PendingIngest.model_validate(store.ingests()[0]["payload"])
+        pending = PendingIngest.model_validate(store.ingests.find()[0]["payload"])
         def die(conn, w, **kw):
             os._exit(9)
         apply.write_knowledge_page = die

@@ -76,13 +76,13 @@ def finished(tmp_path):
 
 def test_an_offline_lesson_ingested_shows_in_the_records_and_every_view(finished, tmp_path):
     store, session_id = finished
-    [row] = store.ingests(status="pending")
+    [row] = store.ingests.find(status="pending")
     pending = PendingIngest.model_validate(row["payload"])
     assert pending.mistake_ids, "the scripted learner made mistakes"
 
     [result] = ingest_pending(store)
     assert result.status == "accepted", result.reasons
-    assert store.ingests(status="done")[0]["id"] == pending.id
+    assert store.ingests.find(status="done")[0]["id"] == pending.id
 
     concepts = {c["id"]: c for c in ledger.concepts(store)}
     assert set(concepts) == {c.id for c in pending.concepts}

@@ -61,7 +61,7 @@ def test_a_lesson_pack_reaches_ready_with_two_calls_at_temperature_0_and_a_cap(s
     assert result.tokens_in > 0 and result.tokens_out > 0
     row = store.packs.of_lesson(source.curriculum, LESSON)[0]
     assert (row["tokens_in"], row["tokens_out"]) == (result.tokens_in, result.tokens_out)
-    purposes = [c["purpose"] for c in store.model_calls()]
+    purposes = [c["purpose"] for c in store.model_calls.all()]
     assert purposes == ["pack_extract", "pack_review"]
 
 

@@ -140,7 +140,7 @@ def test_a_resumed_session_does_not_use_a_pack_that_changed_since_it_started(sto
     assert first is not None
     session.close()
     assert build(store, course, PackModel(evidence_to="au3")) == "ready"  # another pack
-    row = store.session(session.id)
+    row = store.sessions.get(session.id)
     resumed = Session.resume(store, course, row)
     assert resumed.context.pack is None
     resumed.close()
@@ -219,7 +219,11 @@ def test_a_resumed_lesson_selects_as_it_did_and_redrafts_no_step(store, course):
         drafted = step_excerpts([r.body for r in srv.chat_requests])
         provider = loopback_provider(store, srv.base_url)
         resumed = Session.resume(
-            store, course, store.session(session.id), provider=provider, drafter=Drafter(provider)
+            store,
+            course,
+            store.sessions.get(session.id),
+            provider=provider,
+            drafter=Drafter(provider),
         )
         resumed.close()
         assert resumed.prompt.content == shown

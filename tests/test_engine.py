@@ -78,10 +78,10 @@ def test_whole_lesson_offline_reaches_done_with_every_answer_recorded(store, cou
     assert len(recorded) >= len(asked)
     assert not [a for a in recorded if a["outcome"] == "pending"], "every answer is graded"
     assert all(p.banner is None for p in seen)
-    assert store.ingests(status="pending"), "a finished lesson leaves a pending ingest"
+    assert store.ingests.find(status="pending"), "a finished lesson leaves a pending ingest"
     teach = [p for p in seen if p.stage == "teach"]
     assert teach and all(p.content.startswith("[source: ") for p in teach)
-    assert store.receipts_for(teach[0].message_id)
+    assert store.receipts.of_message(teach[0].message_id)
 
 
 def test_feedback_is_withheld_until_the_batch_ends(store, course):
@@ -152,7 +152,7 @@ def test_resume_replays_to_the_same_prompt_without_doubling_answers(store, cours
     where = session.prompt
     before = len(ledger.attempts(store, session_id=session.id))
     session.pause()
-    row = store.latest_session(curriculum=str(course.root))
+    row = store.sessions.latest(curriculum=str(course.root))
     assert row["status"] == "paused" and row["position"] == where.position
     again = Session.resume(store, course, row)
     assert again.prompt.title == where.title
@@ -188,7 +188,7 @@ def test_pause_mid_probe_resumes_on_the_same_question_with_answers_kept(store, c
     run(session, until=lambda p: p.stage == "probe" and p.position.endswith("question 2"))
     where = session.prompt
     session.pause()
-    row = store.latest_session(curriculum=str(course.root))
+    row = store.sessions.latest(curriculum=str(course.root))
     assert row["status"] == "paused" and "question 2" in row["position"]
     again = Session.resume(store, course, row)
     assert (again.prompt.message_id, again.prompt.content) == (where.message_id, where.content)
@@ -201,14 +201,16 @@ def test_i_already_know_is_recorded_and_the_probe_still_asks(store, course):
     before = session.prompt
     after = session.act(Action(kind="claim", text="the chain rule"))
     assert after is before, "the claim does not skip the question"
-    notes = [n for n in store.notes(session.id) if n["kind"] == "claimed_known"]
+    notes = [n for n in store.sessions.notes(session.id) if n["kind"] == "claimed_known"]
     assert [n["body"]["text"] for n in notes] == ["the chain rule"]
 
 
 def test_the_next_lesson_inherits_the_probe_verdicts_without_searching_again(store, course):
     first = Session.start(store, course, course.lesson("P1 L02"), offline=True)
     run(first)
-    verdict = next(n["body"]["verdict"] for n in store.notes(first.id) if n["kind"] == "verdict")
+    verdict = next(
+        n["body"]["verdict"] for n in store.sessions.notes(first.id) if n["kind"] == "verdict"
+    )
     second = Session.start(store, course, course.lesson("P1 L03"), offline=True)
     table = second.prompt.content
     row = next(line for line in table.splitlines() if "Vectors and Dot Products" in line)
@@ -241,7 +243,7 @@ def test_every_corpus_lesson_runs_to_the_end_offline_with_nothing_withheld(tmp_p
             seen = run(session, policy=lambda p: next(policies), limit=600)
             assert session.done, lesson.id
             assert not [p.banner for p in seen if p.banner], lesson.id
-            assert s.ingests(status="pending"), lesson.id
+            assert s.ingests.find(status="pending"), lesson.id
 
 
 def test_a_lesson_whose_document_is_missing_still_runs(tmp_path, store):
@@ -269,7 +271,7 @@ def test_a_skipped_step_is_recorded_as_skipped_not_taught(store, course):
     session.act(Action(kind="skip"))
     run(session)
     assert session.done
-    [row] = store.ingests(status="pending")
+    [row] = store.ingests.find(status="pending")
     pending = PendingIngest.model_validate(row["payload"])
     assert pending.skipped == [skipped]
     assert skipped not in [t.title for t in pending.taught] and pending.taught
@@ -301,7 +303,7 @@ def test_each_concept_of_a_lesson_gets_its_own_row_and_schedule(store, course):
     assert len({n.lower().removeprefix("the ") for n in names}) == len(names)  # no twins
     assert not [n for n in names if n.lower().startswith("where")]
     assert all(c["next_review"] for c in rows.values())
-    pending = PendingIngest.model_validate(store.ingests()[0]["payload"])
+    pending = PendingIngest.model_validate(store.ingests.find()[0]["payload"])
     evidence = {c.id: c.evidence for c in pending.concepts}
     dot = next(cid for cid, c in rows.items() if c["name"] == "The dot product")
     assert evidence[dot], "answers about the dot product count for it"

@@ -91,7 +91,7 @@ def test_review_validates_actions_like_a_lesson(store, course):
     with pytest.raises(InvalidAction):
         review.act(Action(kind="next"))
     assert len(ledger.attempts(store)) == before
-    notes = [n for n in store.notes() if n["kind"] == "claimed_known"]
+    notes = [n for n in store.sessions.notes() if n["kind"] == "claimed_known"]
     assert notes and notes[-1]["body"]["text"] == "arithmetic"
     review.act(scripted(review.prompt))
     assert len(ledger.attempts(store)) == before + 1
@@ -243,7 +243,7 @@ def test_cancel_stops_act_and_keeps_the_action(store, course):
     session.close()
     with pytest.raises(Cancelled):
         session.act(scripted(session.prompt))
-    again = Session.resume(store, course, store.session(session.id))
+    again = Session.resume(store, course, store.sessions.get(session.id))
     assert again.prompt.message_id == position
 
 
@@ -266,5 +266,5 @@ def test_act_is_one_at_a_time_from_threads(store, course):
     # the prior is one read screen: exactly one "next" moves past it, the other is checked
     # against the probe question that followed and refused
     assert sorted(results) == ["ok", "refused"]
-    events = [e for e in store.events(session.id) if e["kind"] == "action"]
+    events = [e for e in store.sessions.events(session.id) if e["kind"] == "action"]
     assert len(events) == 1

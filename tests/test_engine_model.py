@@ -147,7 +147,7 @@ def test_whole_lesson_with_model_drafts_and_model_verdicts(store):
         assert p.banner is None, p.banner
         assert p.content.startswith("Model draft."), p.content[:80]
         assert not p.content.startswith("[source: ")
-        receipts = store.receipts_for(p.message_id)
+        receipts = store.receipts.of_message(p.message_id)
         assert receipts, p.message_id
         assert {r["payload"]["verifier"] for r in receipts} == {"model"}
         # the model passed every sentence of its draft; those the program's checks cannot
@@ -180,7 +180,7 @@ def test_a_verifier_that_fails_falls_back_to_the_offline_verdict_never_a_model_p
     teach = teach_prompts(seen)
     assert teach
     for p in teach:
-        receipts = store.receipts_for(p.message_id)
+        receipts = store.receipts.of_message(p.message_id)
         if p.banner is not None:  # withheld: nothing of it was shown
             assert p.content == ""
             continue
@@ -307,7 +307,7 @@ def test_a_model_misbehaving_in_every_way_never_breaks_a_lesson(store, corpus_ro
             assert session.done, ref
     # the faults came in several kinds; an endpoint that mostly answers invalidly trips the
     # breaker (issue 22, part 3), so every call may have failed — and the lesson still ran
-    kinds = {row["error_kind"] for row in store.model_calls() if row["outcome"] == "failed"}
+    kinds = {row["error_kind"] for row in store.model_calls.all() if row["outcome"] == "failed"}
     assert len(kinds) > 1, kinds
 
 
@@ -349,7 +349,7 @@ def test_a_disputed_choice_item_is_rewritten_from_the_audits_problems_and_audite
     assert choices
     for p in choices:
         assert p.item.note == "rewritten by the model where the quiz audit found problems"
-        (receipt,) = store.receipts_for(p.message_id)
+        (receipt,) = store.receipts.of_message(p.message_id)
         assert receipt["payload"]["cycles"] == 1 and receipt["payload"]["verifier"] == "model"
         # the audit passed the rewrite, but its key is the model's: UNVERIFIED all the same
         assert receipt["outcome"] == "UNVERIFIED" and p.item.written_by == "model"

@@ -197,7 +197,7 @@ def test_resuming_sends_nothing_the_session_already_had(store):  # noqa: F811
                 session.close()
                 before = len(srv.chat_requests)
                 again = provider_for(srv)
-                session = Session.resume(store, course, store.session(session.id),
+                session = Session.resume(store, course, store.sessions.get(session.id),
                                          provider=again, drafter=AtOnceDrafter(again))  # fmt: skip
                 assert session.prompt.message_id == prompt.message_id
                 # at most the audits of the two questions that may follow this one, which

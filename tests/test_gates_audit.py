@@ -17,10 +17,10 @@ def test_receipts_round_trip_through_the_store(tmp_path):
         for r in receipts:
             save_receipt(store, r)
             save_receipt(store, r)  # idempotent
-        assert len(store.receipts_for("m-1")) == 2
-        assert store.receipts_for("other") == []
+        assert len(store.receipts.of_message("m-1")) == 2
+        assert store.receipts.of_message("other") == []
     with Store(path) as store:  # reopened: durable
-        rows = store.receipts_for("m-1")
+        rows = store.receipts.of_message("m-1")
         # offline: one claim is not verbatim in the excerpt, and the quiz's semantic rules
         # were not checked (no model), so both receipts record UNVERIFIED
         assert {r["outcome"] for r in rows} == {"UNVERIFIED"}
@@ -58,7 +58,7 @@ def test_an_altered_stored_receipt_is_caught(tmp_path):
             payload = r.model_dump(mode="json")
             if r.gate == "quiz_audit":
                 payload["cycles"] = 1  # edited after the receipt was made
-            store.save_receipt(r.receipt_id, r.message_id, r.gate, "PASS", payload)
+            store.receipts.save(r.receipt_id, r.message_id, r.gate, "PASS", payload)
         loaded = load_receipts(store, "m-3")
     out = check_turn(turn, loaded, digest)
     assert isinstance(out, Block) and out.code == "G06"

@@ -85,7 +85,7 @@ def test_home_reads_only_the_lessons_it_names(store, tmp_path):
     assert first.position == "next: P1 L01 Counting Things" and first.last_lesson is None
     assert [lesson.id for lesson in outline.lessons] == ["P1 L01"]
 
-    store.save_session("s1", "P1 L01", str(root), "done", "end", {})
+    store.sessions.save("s1", "P1 L01", str(root), "done", "end", {})
     ledger.record_attempt(
         store, Attempt(id="q1", session_id="s1", kind="quiz", outcome="correct", confidence="sure")
     )
@@ -96,7 +96,7 @@ def test_home_reads_only_the_lessons_it_names(store, tmp_path):
     assert after.position == "next: P1 L02 Averages and Spread"
     assert after.last_lesson == "P1 L01 Counting Things · finished · quiz 1/2"
 
-    store.save_session("s2", "P1 L02", str(root), "paused", "probe", {})
+    store.sessions.save("s2", "P1 L02", str(root), "paused", "probe", {})
     paused = home_summary.from_store(store, root)
     assert paused.position == "P1 L02 · paused at probe" and paused.curriculum == "c"
     whole = home_summary.with_curriculum(store, load_curriculum(root, only=[]))

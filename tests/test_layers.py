@@ -156,7 +156,7 @@ def sql_outside_the_store_layer() -> list[str]:
 def test_only_the_store_layer_runs_sql():
     """One data-access style: every SQL statement is in learning_system/store.py or a table
     of learning_system/tables/; everything else calls their methods (`store.concepts.get`,
-    `store.save_session`, …), never `execute`/`rows` or a connection of its own."""
+    `store.sessions.save`, …), never `execute`/`rows` or a connection of its own."""
     assert sql_outside_the_store_layer() == []
 
 

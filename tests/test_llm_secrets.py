@@ -84,7 +84,7 @@ def test_the_key_never_leaves_the_authorization_header(monkeypatch, tmp_path, ca
         srv.always(Reply.json({"ready": True}))  # doctor's tiny structured completion
         assert doctor.run(type("Args", (), {"json": False})()) == 0
         assert doctor.run(type("Args", (), {"json": True})()) == 0
-        calls = store.model_calls()
+        calls = store.model_calls.all()
         store.close()
 
     assert len(calls) == 4 and all(c["prompt"] for c in calls)  # debug prompts were recorded

@@ -373,15 +373,15 @@ def test_a_verifier_that_always_says_issues_gets_two_revisions_then_the_lessons_
     assert len(revise) == 2 * len(drafts), "at most 2 revision cycles per step"
     for p in shown:
         assert p.content.startswith("[source: ")  # the lesson's own gated text
-        (fallback,) = store.receipts_for(p.message_id)
+        (fallback,) = store.receipts.of_message(p.message_id)
         assert fallback["payload"]["verifier"] == "offline"
-        (drafted,) = store.receipts_for(p.message_id.removesuffix(":source"))
+        (drafted,) = store.receipts.of_message(p.message_id.removesuffix(":source"))
         assert drafted["payload"]["cycles"] == 2 and drafted["outcome"] == "ISSUES"
     # it taught from the lesson's text, but every question was withheld: not done (issue 22)
-    assert store.latest_session()["status"] == "incomplete"
+    assert store.sessions.latest()["status"] == "incomplete"
     # a disputed choice item asked again as free recall: that retry is a cycle, and recorded
     retries = [
-        r for r in store.receipts_of_session(session.id) if r["message_id"].endswith(":recall")
+        r for r in store.receipts.of_session(session.id) if r["message_id"].endswith(":recall")
     ]
     assert retries and {r["payload"]["cycles"] for r in retries} == {1}
 
@@ -417,8 +417,8 @@ def test_a_lesson_where_nothing_is_taught_or_asked_is_not_recorded_done(store, e
     assert not [p for p in seen if p.item is not None], "every question was withheld"
     assert any(p.banner for p in seen)
     assert "not recorded as done" in seen[-1].content
-    assert store.latest_session()["status"] == "incomplete"
-    assert store.latest_session(status="done") is None  # the next lesson is not queued
+    assert store.sessions.latest()["status"] == "incomplete"
+    assert store.sessions.latest(status="done") is None  # the next lesson is not queued
     assert not any("Verdict for" in p.content for p in seen)  # no verdict from zero answers
 
 
@@ -436,7 +436,7 @@ def test_skipping_every_step_when_no_question_can_be_asked_is_not_done_and_says_
     session, seen = run(store, server.base_url)
     assert session.done and not [p for p in seen if p.item is not None]
     assert "you skipped its steps" in seen[-1].content
-    assert store.latest_session()["status"] == "incomplete"
+    assert store.sessions.latest()["status"] == "incomplete"
 
 
 def test_500s_trip_the_breaker_bounded_and_the_learner_is_told_once(store, endpoint):
@@ -490,7 +490,7 @@ def test_receipts_name_the_verifier_and_its_independence(store, endpoint, monkey
     shown = taught(seen)
     assert session.done and shown
     for p in shown:
-        (r,) = store.receipts_for(p.message_id)
+        (r,) = store.receipts.of_message(p.message_id)
         assert r["payload"]["verifier"] == "model"
         assert r["payload"]["verifier_model"] == "loopback-model"
         assert r["payload"]["independent"] is False
@@ -504,7 +504,7 @@ def test_receipts_name_the_verifier_and_its_independence(store, endpoint, monkey
     shown = taught(seen)
     assert shown and all(NOT_INDEPENDENT not in p.flags for p in shown)
     for p in shown:
-        (r,) = store.receipts_for(p.message_id)
+        (r,) = store.receipts.of_message(p.message_id)
         assert (r["payload"]["verifier_model"], r["payload"]["independent"]) == ("judge", True)
     assert {parts(b)[0] for b in judge.bodies()} >= {"GATE:fact_check"}
     # the drafting model drafts (and grades free recall); it verifies nothing any more
@@ -548,7 +548,7 @@ async def test_verification_works_inside_a_running_event_loop(store, endpoint):
     out = gate.teach("m-loop", turn.content, env.source_urls, env.reference_excerpt)
     # the model passed all three; the program's checks support only the verbatim one (c3)
     assert isinstance(out, Emit) and out.unverified == ["c1", "c2"]
-    (r,) = store.receipts_for("m-loop")
+    (r,) = store.receipts.of_message("m-loop")
     assert (r["payload"]["verifier"], r["outcome"]) == ("model", "UNVERIFIED")
     assert r["payload"]["checks"] == {"offline": ["c3"], "model": ["c1", "c2", "c3"]}
 
@@ -562,8 +562,8 @@ def test_a_verifier_that_withholds_every_question_leaves_the_lesson_not_taught(s
     assert not [p for p in seen if p.item is not None]
     assert "withheld every question" in seen[-1].content
     assert "tutor doctor" in seen[-1].content
-    assert store.latest_session()["status"] == "incomplete"
-    assert store.latest_session(status="done") is None
+    assert store.sessions.latest()["status"] == "incomplete"
+    assert store.sessions.latest(status="done") is None
 
 
 def excerpt_sentence(data: dict) -> str:
@@ -603,7 +603,7 @@ def test_a_verifier_that_passes_everything_cannot_unmark_what_the_offline_checks
     assert shown, "the model's drafts were shown (the verifier passed them)"
     supported_seen = 0
     for p in shown:
-        (r,) = store.receipts_for(p.message_id)
+        (r,) = store.receipts.of_message(p.message_id)
         payload = r["payload"]
         assert payload["verifier"] == "model"
         assert payload["verifier_model"] == ("judge" if separate else "loopback-model")

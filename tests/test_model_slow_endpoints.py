@@ -51,6 +51,6 @@ def test_an_always_429_endpoint_is_never_slept_on_past_the_learners_wait(store, 
     told = notices(seen)
     assert len(told) == 1, told
     assert len(server.bodies()) <= 16
-    failed = {row["error_kind"] for row in store.model_calls() if row["outcome"] == "failed"}
+    failed = {row["error_kind"] for row in store.model_calls.all() if row["outcome"] == "failed"}
     # rate limited, and what was in flight when the breaker opened
     assert "rate_limited" in failed and failed <= {"rate_limited", "unavailable"}, failed

@@ -63,7 +63,7 @@ def test_lesson_start_does_not_wait_on_the_scouts_model_calls(tmp_path, store):
         finally:
             session.close()  # waits for the background work
         # the model's notes were made meanwhile, in the background, and stored for `tutor scout`
-        latest = store.latest_digest("P1 L02")
+        latest = store.digests.latest("P1 L02")
         assert latest is not None and latest["id"] != session.digest["id"]
         assert external(latest, url)["adds_vs_primary"] == MODEL_NOTE
 

@@ -259,7 +259,7 @@ def test_a_pitfall_packet_after_mistakes_contains_them_with_provenance(course, s
             retest_early=True,
         ),
     )
-    store.save_session("s-other", "P1 L01", "/elsewhere/course", "done", "end", {})
+    store.sessions.save("s-other", "P1 L01", "/elsewhere/course", "done", "end", {})
     ledger.record_attempt(
         store,
         ledger.Attempt(
@@ -312,7 +312,7 @@ def test_llm_expanded_on_sends_every_section_through_fact_check(course, store):
     body = result.packet.body
     assert body.mode == "llm_expanded" and body.generated_sections
     for g in body.generated_sections:
-        receipts = store.receipts_for(
+        receipts = store.receipts.of_message(
             f"packet:{result.packet_id}:{g.node_id}:{g.provenance[0].line_start}"
         )
         assert [r["receipt_id"] for r in receipts] == [g.receipt_id]

@@ -98,7 +98,7 @@ def test_anthology_over_the_setup_phase_warns_where_teaching_sections_are_missin
 def test_a_pitfall_packet_after_a_lesson_with_mistakes_contains_them(curriculum, store):
     lesson = curriculum.lesson("P1 L05")
     item = lesson.quiz[0]
-    store.save_session("s1", lesson.id, str(curriculum.root), "done", "end", {})
+    store.sessions.save("s1", lesson.id, str(curriculum.root), "done", "end", {})
     ledger.record_attempt(
         store,
         ledger.Attempt(

@@ -95,8 +95,8 @@ def test_the_support_band_follows_the_probe_and_mastery():
 def test_the_projection_from_a_real_store_names_no_session_item_or_concept(tmp_path):
     lesson = COURSE.lesson("P1 L02")
     with Store(tmp_path / "tutor.db") as store:
-        store.save_session("s-secret-1234", "P1 L01", str(COURSE.root), "done", "end", {})
-        store.save_session("s-secret-5678", "P1 L02", str(COURSE.root), "active", "prior", {})
+        store.sessions.save("s-secret-1234", "P1 L01", str(COURSE.root), "done", "end", {})
+        store.sessions.save("s-secret-5678", "P1 L02", str(COURSE.root), "active", "prior", {})
         p = project(Declared(), evidence(store, COURSE, lesson))
     text = json.dumps(p.buckets())
     assert "secret" not in text and "P1" not in text and p.calibrating

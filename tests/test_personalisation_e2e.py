@@ -68,7 +68,7 @@ def test_declared_code_and_worked_example_reshape_a_step_and_survive_a_restart(t
         plans = [
             e["payload"]["value"]
             for row in store.rows("SELECT id FROM sessions")
-            for e in store.events(row["id"])
+            for e in store.sessions.events(row["id"])
             if e["kind"] == "memo" and e["payload"]["key"].startswith("plan:")
         ]
     assert [p["representations"][0] for p in plans[:2]] == ["prose", "code"]
@@ -156,7 +156,7 @@ def test_density_one_shows_the_essentials_and_a_change_reaches_only_steps_not_ye
         plans = [
             e["payload"]["value"]
             for row in store.rows("SELECT id FROM sessions")
-            for e in store.events(row["id"])
+            for e in store.sessions.events(row["id"])
             if e["kind"] == "memo" and e["payload"]["key"].startswith("plan:")
         ]
     assert [p["support"]["density"] for p in plans[:3]] == [1, 1, 3]

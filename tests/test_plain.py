@@ -161,7 +161,7 @@ def test_free_recall_text_is_saved_before_its_confidence_and_offered_back(tmp_pa
     learner.kill()
     with Store(tmp_path / "tutor.db") as store:
         [session] = store.rows("SELECT id FROM sessions")
-        held = [e for e in store.events(session["id"]) if e["kind"] == "held"]
+        held = [e for e in store.sessions.events(session["id"]) if e["kind"] == "held"]
         assert held and held[-1]["payload"]["action"]["text"] == words
 
     again = Learner(tmp_path, "continue", "--plain", "--offline")

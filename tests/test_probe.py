@@ -157,7 +157,7 @@ def test_two_sessions_place_keys_differently_and_a_resume_replays(store, course)
         keys.append(s.prompt.item.correct_index)
     assert len(set(keys)) >= 3, keys
     first.pause()
-    again = Session.resume(store, course, store.session(first.id))
+    again = Session.resume(store, course, store.sessions.get(first.id))
     assert again.prompt.item == a  # the same seed: the same placement
 
 
@@ -226,7 +226,7 @@ def test_catch_up_judges_every_strand_on_its_own_answers(store, course):
     lesson = next(x for x in course.lessons if len(x.prerequisites) >= 3)
     session = Session.start(store, course, lesson, offline=True)
     drive(session, policy="wrong-sure", until=lambda p: p.stage == "plan")
-    notes = [n["body"] for n in store.notes(session.id) if n["kind"] == "verdict"]
+    notes = [n["body"] for n in store.sessions.notes(session.id) if n["kind"] == "verdict"]
     assert notes
     verdicts = notes[-1]["verdicts"]
     for ref in lesson.prerequisites:
@@ -251,7 +251,7 @@ def test_a_reprobe_comes_from_the_same_lesson_and_its_confidence_counts(store, f
     )
     probes = [p for p in seen if p.kind == "choice" and "re-probe" in p.title]
     assert probes
-    verdict = [n["body"] for n in store.notes(session.id) if n["kind"] == "verdict"][-1]
+    verdict = [n["body"] for n in store.sessions.notes(session.id) if n["kind"] == "verdict"][-1]
     follow = [r for r in verdict["evidence"] if r["follow_up"].startswith("re-probe")]
     assert follow and all(r["lesson"] == "P1 L02" for r in follow)
     assert all(p.item.lesson_id == "P1 L02" for p in probes)

@@ -56,8 +56,8 @@ def probe(tmp_path, monkeypatch, root, lesson_id, knows=lambda item: True, recor
     seen: list[Prompt] = []
     with Store(tmp_path / f"{lesson_id}.db") as store:
         if records is not None:
-            store.save_session("earlier", "P0 L00", str(root), "done", "end", {})
-            store.add_note("earlier-verdict", "earlier", "verdict", {"verdicts": records})
+            store.sessions.save("earlier", "P0 L00", str(root), "done", "end", {})
+            store.sessions.add_note("earlier-verdict", "earlier", "verdict", {"verdicts": records})
         session = open_session(store, curriculum, lesson_ref=lesson_id, offline=True)
         assert session is not None
         try:
@@ -66,7 +66,7 @@ def probe(tmp_path, monkeypatch, root, lesson_id, knows=lambda item: True, recor
                 session.act(answer(session.prompt, knows))
         finally:
             session.close()
-        notes = [n["body"] for n in store.notes(session.id) if n["kind"] == "verdict"]
+        notes = [n["body"] for n in store.sessions.notes(session.id) if n["kind"] == "verdict"]
     lesson = curriculum.lesson(lesson_id)
     return seen, notes, selection.strands(curriculum, lesson)
 

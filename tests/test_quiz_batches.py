@@ -68,7 +68,7 @@ def test_prepared_questions_go_in_one_request_and_each_gets_its_own_verdict(stor
     assert isinstance(outcomes[1], Block)
     for n in (0, 2):
         assert isinstance(outcomes[n], Emit) and not outcomes[n].unverified
-        (receipt,) = store.receipts_for(f"m-q{n + 1}")
+        (receipt,) = store.receipts.of_message(f"m-q{n + 1}")
         assert (receipt["payload"]["verifier"], receipt["outcome"]) == ("model", "PASS")
         assert [q["id"] for q in receipt["payload"]["envelope"]["questions_json"]] == [f"q{n + 1}"]
 
@@ -103,7 +103,7 @@ def test_a_question_the_batch_reply_does_not_clearly_pass_is_treated_as_if_audit
             assert type(batched) is type(single)
             if isinstance(batched, Emit) and isinstance(single, Emit):
                 assert batched.unverified == single.unverified
-            (receipt,) = store.receipts_for(f"m-q{n + 1}")
+            (receipt,) = store.receipts.of_message(f"m-q{n + 1}")
             assert receipt["outcome"] != "PASS"
     assert len(audits(server.bodies())) == 4  # the batch, then each question alone
 
@@ -118,7 +118,7 @@ def test_a_batch_the_model_cannot_answer_is_one_failure_and_offline_verdicts(sto
     assert 1 <= sent <= max_requests_per_call(0)
     for n in range(3):
         asked(gate, n)
-        (receipt,) = store.receipts_for(f"m-q{n + 1}")
+        (receipt,) = store.receipts.of_message(f"m-q{n + 1}")
         assert receipt["payload"]["verifier"] == "offline"
         assert receipt["outcome"] != "PASS"
     assert len(server.bodies()) == sent
@@ -142,5 +142,5 @@ def test_a_cancelled_verification_leaves_no_question_waiting_for_it(store):
     prepare(gate)
     for n in range(3):
         asked(gate, n)
-        (receipt,) = store.receipts_for(f"m-q{n + 1}")
+        (receipt,) = store.receipts.of_message(f"m-q{n + 1}")
         assert receipt["payload"]["verifier"] == "offline" and receipt["outcome"] != "PASS"

@@ -42,6 +42,6 @@ def test_closing_during_a_prefetch_keeps_the_model_call_record(tmp_path, monkeyp
         store.close()
         requests = len(srv.chat_requests)
     with Store(tmp_path / "tutor.db") as store:
-        calls = store.model_calls()
+        calls = store.model_calls.all()
     assert [c["purpose"] for c in calls] == ["teach"] * requests
     assert requests >= 1 and all(c["outcome"] == "ok" for c in calls), json.dumps(calls)[:500]

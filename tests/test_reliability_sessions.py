@@ -45,7 +45,7 @@ def saved_position(home) -> str:
     """Where the session stands, as the tutor saved it (a screen's header leaves the position
     out when its title already says it)."""
     with Store(home / "tutor.db") as store:
-        return store.latest_session()["position"]
+        return store.sessions.latest()["position"]
 
 
 def position(screen: str) -> str:
@@ -92,7 +92,7 @@ def test_an_event_log_stored_with_lone_surrogates_still_resumes(tmp_path):
     """A store written before the fix: the answer's bytes sit in the log as `\\udcff` escapes."""
     run_tutor(tmp_path, "continue", "--plain", "--offline", stdin=b"\n1 s\n2 s\n4 s\n")
     with Store(tmp_path / "tutor.db") as store:
-        sid = store.latest_session()["id"]
+        sid = store.sessions.latest()["id"]
         seq = store.rows("SELECT max(seq) AS n FROM session_events")[0]["n"] + 1
         store.execute(
             "INSERT INTO session_events VALUES (?, ?, 'action', ?, '')",
@@ -106,7 +106,7 @@ def test_an_event_log_stored_with_lone_surrogates_still_resumes(tmp_path):
 def test_a_log_that_cannot_be_replayed_starts_the_lesson_afresh_keeping_answers(tmp_path):
     run_tutor(tmp_path, "continue", "--plain", "--offline", stdin=b"\n1 s\n2 s\n")
     with Store(tmp_path / "tutor.db") as store:
-        sid = store.latest_session()["id"]
+        sid = store.sessions.latest()["id"]
         attempts = store.rows("SELECT count(*) AS n FROM attempts")[0]["n"]
         store.execute(
             "UPDATE session_events SET payload = '{\"kind\": 7}' WHERE session_id = ? "
@@ -118,7 +118,7 @@ def test_a_log_that_cannot_be_replayed_starts_the_lesson_afresh_keeping_answers(
     assert again.returncode == 0, err
     assert "Traceback" not in err and "starting it afresh" in err
     with Store(tmp_path / "tutor.db") as store:
-        assert store.session(sid)["status"] == "abandoned"
+        assert store.sessions.get(sid)["status"] == "abandoned"
         assert store.rows("SELECT count(*) AS n FROM attempts")[0]["n"] >= attempts
 
 

@@ -108,4 +108,4 @@ def test_every_corpus_lesson_gets_a_digest_with_prereqs_and_an_outline(corpus, t
             assert digest.outline and digest.sources[0].kind == "primary", lesson.id
             assert len(digest.sources) == 1 + len(lesson.further_reading)
             assert digest.sources[0].excerpt and digest.synthesis.startswith(lesson.title)
-            assert store.latest_digest(lesson.id)["id"] == digest.id
+            assert store.digests.latest(lesson.id)["id"] == digest.id

@@ -95,9 +95,9 @@ async def test_sources_are_read_hashed_and_described(srv, store, tmp_path):
     assert {"median", "variance"} <= {k for p in digest.prereqs for k in p.keywords}
     assert any(line.startswith("fetching") and a in line for line in lines)
     assert any(line.startswith("new") and a in line for line in lines)
-    assert store.last_source(a)["hash"] == ext.hash
-    assert Digest.model_validate(store.latest_digest(lesson.id)) == digest
-    assert store.digest(digest.id)["request_hash"] == digest.request_hash
+    assert store.sources.last(a)["hash"] == ext.hash
+    assert Digest.model_validate(store.digests.latest(lesson.id)) == digest
+    assert store.digests.get(digest.id)["request_hash"] == digest.request_hash
 
 
 async def test_a_changed_page_is_reported_as_drift_and_then_settles(srv, store, tmp_path):
@@ -124,7 +124,7 @@ async def test_an_unreachable_source_keeps_its_last_good_hash(srv, store, tmp_pa
     down = by_url(await run(curriculum, lesson, store))[a]
     assert down.status == "unreachable" and down.reason == "HTTP 503 Service Unavailable"
     assert down.hash is None and down.excerpt == "" and down.takeaways == []
-    assert store.last_source(a)["hash"] == good.hash
+    assert store.sources.last(a)["hash"] == good.hash
     srv.route("/mean", article(MEAN, MAD))
     assert by_url(await run(curriculum, lesson, store))[a].status == "ok"
 
@@ -228,7 +228,7 @@ async def test_offline_fetches_nothing_records_nothing_and_lists_every_link(srv,
     assert all(s.status == "unreachable" and s.reason == "offline" for s in externals)
     assert first.sources[0].status == "new" and first.sources[0].hash
     assert first.canonical_json() == second.canonical_json()
-    assert store.last_source(links[0][1]) is None
+    assert store.sources.last(links[0][1]) is None
 
 
 async def test_online_fetches_at_most_max_external_and_says_what_it_left(srv, store, tmp_path):

@@ -201,11 +201,11 @@ def test_upsert_concept_is_idempotent(store):
 
 
 def test_events_are_append_once(store):
-    assert store.append_event("s", 0, "answer", {"choice": 2})
-    assert not store.append_event("s", 0, "answer", {"choice": 2})  # a retry adds nothing
+    assert store.sessions.append_event("s", 0, "answer", {"choice": 2})
+    assert not store.sessions.append_event("s", 0, "answer", {"choice": 2})  # a retry adds nothing
     with pytest.raises(SessionConflict):  # a different event at the same seq is never dropped
-        store.append_event("s", 0, "answer", {"choice": 3})
-    assert [e["payload"] for e in store.events("s")] == [{"choice": 2}]
+        store.sessions.append_event("s", 0, "answer", {"choice": 3})
+    assert [e["payload"] for e in store.sessions.events("s")] == [{"choice": 2}]
 
 
 def test_a_pending_answer_is_graded_once_and_ignored_by_mastery(store):

@@ -163,7 +163,7 @@ def test_an_empty_store_renders_plain_placeholders(tmp_path):
 
 def _views_with(store, pending, text, out):
     ledger.attribute_mistake(store, "m1", "structural", text)
-    store.add_note("s1:hostile", "s1", "answer", {"text": text})
+    store.sessions.add_note("s1:hostile", "s1", "answer", {"text": text})
     steps = [
         pending.taught[0].model_copy(update={"content": text, "title": text}),
         pending.taught[1],
@@ -284,7 +284,7 @@ def test_tutor_ingest_shows_rejections_with_reasons(home, lesson_outcome, capsys
     c0 = pending.concepts[0].model_copy(update={"evidence": []})
     store.execute("DELETE FROM ingests")
     bad = pending.model_copy(update={"concepts": [c0, *pending.concepts[1:]]})
-    store.save_ingest(bad.id, bad.session_id, bad.lesson_id, bad.model_dump(mode="json"))
+    store.ingests.save(bad.id, bad.session_id, bad.lesson_id, bad.model_dump(mode="json"))
     _seed(home, lesson_outcome)
     assert main(["ingest", "--json"]) == 0
     [result] = json.loads(capsys.readouterr().out)

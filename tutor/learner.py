@@ -60,7 +60,7 @@ def continue_path(
     started with, so a lesson begun with --curriculum is never stranded); else the chosen one."""
     if override or lesson_ref:
         return curriculum_path(store, override)
-    latest = store.latest_unfinished_session()
+    latest = store.sessions.latest_unfinished()
     if latest and latest["curriculum"] and Path(latest["curriculum"]).is_dir():
         return Path(latest["curriculum"])
     return curriculum_path(store)
@@ -82,7 +82,7 @@ def lessons_for_continue(store: Store, root: Path, lesson_ref: str | None) -> li
     session's; None (read everything) when the next lesson has to be found."""
     if lesson_ref:
         return [lesson_ref]
-    latest = store.latest_session(curriculum=str(root))
+    latest = store.sessions.latest(curriculum=str(root))
     if latest and latest["status"] not in ("done", "abandoned"):
         return [latest["lesson_id"]]
     return None

@@ -1,6 +1,7 @@
 """The store's tables, one small repository per table group, in the manner of sqlite-utils'
-`Table`: `store.attempts`, `store.mistakes`, `store.concepts`, `store.records` and
-`store.sessions`, each over the `Store` it belongs to.
+`Table`: `store.attempts`, `store.mistakes`, `store.concepts`, `store.records`, `store.sessions`,
+`store.receipts`, `store.model_calls`, `store.sources`, `store.digests`, `store.ingests` and
+`store.packs`, each over the `Store` it belongs to.
 
 Together with `learning_system/store.py` this is the store layer: every SQL statement of the
 project is written here, and nothing outside it runs SQL (tests/test_layers.py holds that).
@@ -13,8 +14,9 @@ inside an open transaction (the Clerk's batch) joins it and commits with it."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sized
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from learning_system.store import Store
@@ -30,3 +32,10 @@ class Table:
 def marks(values: Sized) -> str:
     """`?, ?, ?` for an IN list of `len(values)` items (NULL for none: matches nothing)."""
     return ", ".join("?" for _ in range(len(values))) or "NULL"
+
+
+def decoded(row: dict[str, Any], field: str) -> dict[str, Any]:
+    """`row` with its JSON column `field` decoded ({} when empty)."""
+    value = row.get(field)
+    row[field] = json.loads(value) if value else {}
+    return row

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from learning_system.tables import Table, marks
 
@@ -101,3 +101,62 @@ class Attempts(Table):
             (since,),
         )
         return cast("list[ConfidenceCount]", rows)
+
+    def home_counts(self, at: str, ends: list[str]) -> dict[str, Any]:
+        """Counted in SQL: open mistakes and concepts due at `at` (an ISO time), concepts by
+        status, their mean mastery, and `due_days`: how many of both come due in each window
+        ending at `ends` (ISO times, ascending), the first counting everything due before it."""
+        with self.store.lock:
+            due_mistakes, due_concepts, mastery = self.store.execute(
+                "SELECT (SELECT count(*) FROM mistakes WHERE status = 'open' "
+                "AND next_review <= :at), "
+                "(SELECT count(*) FROM concepts WHERE next_review <= :at), "
+                "(SELECT avg(mastery) FROM concepts)",
+                {"at": at},
+            ).fetchone()
+            by_status = self.store.execute(
+                "SELECT status, count(*) FROM concepts GROUP BY status"
+            ).fetchall()
+            before = (
+                [
+                    n or 0
+                    for n in self.store.execute(
+                        "WITH due(at) AS (SELECT next_review FROM mistakes WHERE status = 'open' "
+                        "AND next_review < :last UNION ALL SELECT next_review FROM concepts "
+                        "WHERE next_review < :last) SELECT "
+                        + ", ".join(
+                            f"count(CASE WHEN at < :e{i} THEN 1 END)" for i in range(len(ends))
+                        )
+                        + " FROM due WHERE at != ''",
+                        {"last": ends[-1], **{f"e{i}": end for i, end in enumerate(ends)}},
+                    ).fetchone()
+                ]
+                if ends
+                else []
+            )
+        return {
+            "due_mistakes": due_mistakes,
+            "due_concepts": due_concepts,
+            "concepts": dict(by_status),
+            "mastery": None if mastery is None else round(mastery, 2),
+            "due_days": [n - (before[i - 1] if i else 0) for i, n in enumerate(before)],
+        }
+
+    def answers_since(self, since: str, limit: int) -> list[tuple[str, str, str | None]]:
+        """(created_at, outcome, confidence) of the graded answers from `since` (ISO), oldest
+        first; the latest `limit` of them."""
+        rows = self.store.execute(
+            "SELECT created_at, outcome, confidence FROM attempts WHERE outcome != 'pending' "
+            "AND created_at >= ? ORDER BY created_at DESC LIMIT ?",
+            (since, limit),
+        ).fetchall()
+        return rows[::-1]
+
+    def quiz_score(self, session_id: str) -> tuple[int, int]:
+        """(right, asked) of the session's quiz answers."""
+        right, total = self.store.execute(
+            "SELECT count(CASE WHEN outcome = 'correct' THEN 1 END), count(*) FROM attempts "
+            "WHERE session_id = ? AND kind = 'quiz'",
+            (session_id,),
+        ).fetchone()
+        return right, total

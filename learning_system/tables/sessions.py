@@ -1,17 +1,128 @@
-"""Reads over sessions and their notes that span sessions (one session's own rows, its events
-and notes are `Store` methods), and the prior's search over the learner's records."""
+"""The `sessions` table, each session's event log (`session_events`) and notes
+(`session_notes`), and the prior's search over the learner's records. A session's writes are
+checked against its lease (`Store.check_fence`): only the tutor holding a lesson writes it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+import json
+from typing import TYPE_CHECKING, Any, cast
 
-from learning_system.tables import Table
+from learning_system.store import iso
+from learning_system.store_errors import SessionConflict
+from learning_system.tables import Table, decoded
+from learning_system.text import valid_data, valid_text
 
 if TYPE_CHECKING:
     from learning_system.tables.rows import Match, NoteRow, SessionRef
 
 
 class Sessions(Table):
+    def save(
+        self,
+        session_id: str,
+        lesson_id: str,
+        curriculum: str,
+        status: str,
+        position: str,
+        state: dict[str, Any],
+    ) -> None:
+        now = iso()
+        with self.store.transaction() as c:
+            self.store.check_fence(c, session_id)
+            c.execute(
+                "INSERT INTO sessions (id, lesson_id, curriculum, status, position, state, "
+                "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO "
+                "UPDATE SET status=excluded.status, position=excluded.position, "
+                "state=excluded.state, updated_at=excluded.updated_at",
+                (
+                    session_id,
+                    lesson_id,
+                    curriculum,
+                    status,
+                    valid_text(position),
+                    json.dumps(valid_data(state)),
+                    now,
+                    now,
+                ),
+            )
+
+    def get(self, session_id: str) -> dict[str, Any] | None:
+        rows = self.store.rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
+        return decoded(rows[0], "state") if rows else None
+
+    def latest(
+        self, curriculum: str | None = None, status: str | None = None
+    ) -> dict[str, Any] | None:
+        sql, params = "SELECT * FROM sessions WHERE 1=1", []
+        if curriculum is not None:
+            sql += " AND curriculum = ?"
+            params.append(curriculum)
+        if status is not None:
+            sql += " AND status = ?"
+            params.append(status)
+        rows = self.store.rows(sql + " ORDER BY updated_at DESC, rowid DESC LIMIT 1", tuple(params))
+        return decoded(rows[0], "state") if rows else None
+
+    def latest_unfinished(self) -> dict[str, Any] | None:
+        """The latest session not done or abandoned, whatever its curriculum."""
+        rows = self.store.rows(
+            "SELECT * FROM sessions WHERE status NOT IN ('done', 'abandoned') "
+            "ORDER BY updated_at DESC, rowid DESC LIMIT 1"
+        )
+        return decoded(rows[0], "state") if rows else None
+
+    def append_event(self, session_id: str, seq: int, kind: str, payload: dict[str, Any]) -> bool:
+        """Append action `seq` of a session; a retried append of the same event adds nothing
+        (False). A different event already at `seq` — another tutor writing the same session —
+        raises SessionConflict: an answer is never silently dropped. Text is stored valid."""
+        body = json.dumps(valid_data(payload), sort_keys=True)
+        with self.store.transaction() as c:
+            self.store.check_fence(c, session_id)
+            cur = c.execute(
+                "INSERT OR IGNORE INTO session_events (session_id, seq, kind, payload, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (session_id, seq, kind, body, iso()),
+            )
+            if cur.rowcount == 1:
+                return True
+            row = c.execute(
+                "SELECT kind, payload FROM session_events WHERE session_id = ? AND seq = ?",
+                (session_id, seq),
+            ).fetchone()
+        if row is not None and (row[0], row[1]) == (kind, body):
+            return False
+        raise SessionConflict(
+            f"session {session_id} already has a different event {seq}: another tutor is "
+            "writing to this lesson. Nothing of yours was overwritten; close the other tutor and "
+            "run `tutor continue`."
+        )
+
+    def events(self, session_id: str) -> list[dict[str, Any]]:
+        rows = self.store.rows(
+            "SELECT seq, kind, payload, created_at FROM session_events WHERE session_id = ? "
+            "ORDER BY seq",
+            (session_id,),
+        )
+        return [decoded(r, "payload") for r in rows]
+
+    def add_note(self, note_id: str, session_id: str, kind: str, body: dict[str, Any]) -> None:
+        with self.store.transaction() as c:
+            c.execute(
+                "INSERT OR IGNORE INTO session_notes (id, session_id, kind, body, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (note_id, session_id, kind, json.dumps(valid_data(body), sort_keys=True), iso()),
+            )
+
+    def notes(self, session_id: str | None = None) -> list[dict[str, Any]]:
+        if session_id is None:
+            rows = self.store.rows("SELECT * FROM session_notes ORDER BY created_at, id")
+        else:
+            rows = self.store.rows(
+                "SELECT * FROM session_notes WHERE session_id = ? ORDER BY created_at, id",
+                (session_id,),
+            )
+        return [decoded(r, "body") for r in rows]
+
     def previous(self, session_id: str) -> SessionRef | None:
         """The most recently updated session other than `session_id`."""
         rows = self.store.rows(

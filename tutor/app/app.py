@@ -265,7 +265,7 @@ class TutorApp(App[int]):
         from tutor.engine.study_packets import compile_packet
 
         curriculum = self.load_curriculum()
-        latest = self.store.latest_session(curriculum=str(curriculum.root))
+        latest = self.store.sessions.latest(curriculum=str(curriculum.root))
         lesson = curriculum.lesson(latest["lesson_id"]) if latest else curriculum.next_lesson(None)
         if lesson is None:
             raise LookupError("the curriculum has no lessons to compile a packet for")

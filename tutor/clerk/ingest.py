@@ -46,18 +46,18 @@ def summary(writes: list[Write]) -> str:
 
 def _set_status(store: Store, ingest_id: str, status: str, reasons: list[str]) -> None:
     """Only when it differs: a repeated outcome must not move `updated_at`."""
-    if store.ingest_status(ingest_id) == (status, reasons):
+    if store.ingests.status_of(ingest_id) == (status, reasons):
         return
-    store.set_ingest_status(ingest_id, status, reasons)
+    store.ingests.set_status(ingest_id, status, reasons)
 
 
 def ingest(
     store: Store, pending: PendingIngest, *, provider: Any = None, now: datetime | None = None
 ) -> IngestResult:
     """Write one lesson's outcome into the learner's records, through the review gate."""
-    known = store.ingest_status(pending.id)
+    known = store.ingests.status_of(pending.id)
     if known is None:
-        store.save_ingest(
+        store.ingests.save(
             pending.id, pending.session_id, pending.lesson_id, pending.model_dump(mode="json")
         )
     elif known[0] == "done":
@@ -83,14 +83,14 @@ def ingest(
 
     when = now or utcnow()
     with store.transaction():  # the table writes below join it: all of them or none
-        known = store.ingest_status(pending.id)
+        known = store.ingests.status_of(pending.id)
         if known is not None and known[0] == "done":  # another process got here first
             return IngestResult(
                 ingest_id=pending.id, lesson_id=pending.lesson_id, status="unchanged"
             )
         changed = apply_writes(store, writes, now=when, ended=lesson_end(pending))
         save_receipt(store, outcome.receipt, when=when)
-        store.set_ingest_status(pending.id, "done", outcome.reasons, when=when)
+        store.ingests.set_status(pending.id, "done", outcome.reasons, when=when)
     return IngestResult(status="accepted", reasons=outcome.reasons, changed=changed, **result)
 
 
@@ -99,7 +99,7 @@ def ingest_pending(
 ) -> list[IngestResult]:
     """Ingest every pending (and earlier rejected) lesson outcome, oldest first."""
     results = []
-    for row in store.ingests():
+    for row in store.ingests.find():
         if row["status"] not in RETRIED:
             continue
         try:

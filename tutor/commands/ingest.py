@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with learner.open_store() as store:
             results = ingest_pending(store, provider=provider)
-            finished = bool(store.ingests())
+            finished = bool(store.ingests.find())
     finally:
         _close(provider)
     if args.json:

@@ -85,7 +85,9 @@ def _message_id(lesson: Lesson, purpose: str, item: Presented, concept: str) -> 
 
 def _receipt_id(store: Store, message_id: str) -> str | None:
     ids = [
-        row["receipt_id"] for row in store.receipts_for(message_id) if row["gate"] == "quiz_audit"
+        row["receipt_id"]
+        for row in store.receipts.of_message(message_id)
+        if row["gate"] == "quiz_audit"
     ]
     return ids[-1] if ids else None
 
@@ -224,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
         except LookupError as exc:
             raise TutorError(str(exc)) from None
         if args.session:
-            row = store.session(args.session)
+            row = store.sessions.get(args.session)
             if row is None or row["lesson_id"] != lesson.id:
                 raise TutorError(
                     f"no session {args.session} of {lesson.id} in this store: "

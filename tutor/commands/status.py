@@ -29,7 +29,7 @@ def gather() -> tuple[dict, Calibration]:
 
     with learner.open_store() as store:
         calibrated = calibration(store)
-        session = store.latest_unfinished_session() or store.latest_session()
+        session = store.sessions.latest_unfinished() or store.sessions.latest()
         chosen = str(learner.curriculum_path(store))
         data = {
             "store": str(store.path),

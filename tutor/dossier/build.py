@@ -163,7 +163,7 @@ async def build_pack(
 
 def _account(store: Store, calls: list[ModelCall]) -> None:
     for call in calls:
-        store.record_model_call(**call.model_dump())
+        store.model_calls.record(**call.model_dump())
 
 
 def _now() -> str:

@@ -107,7 +107,7 @@ class Gatekeeper:
 
         model = getattr(self.verifier, "model", None)
         taken = 0
-        for row in self.store.receipts_of_session(session_id):
+        for row in self.store.receipts.of_session(session_id):
             receipt = load_receipt_payload(row.get("payload"))
             if receipt is None or receipt.verifier != "model" or receipt.verifier_model != model:
                 continue

@@ -49,10 +49,10 @@ def record_counts(store: Store, now: datetime | None = None) -> RecordCounts:
     from learning_system.store import iso, utcnow
 
     now = now or utcnow()
-    counted = store.home_counts(
+    counted = store.attempts.home_counts(
         iso(now), [iso(now + timedelta(days=d + 1)) for d in range(DUE_DAYS)]
     )
-    rows = store.answers_since(
+    rows = store.attempts.answers_since(
         iso(now - timedelta(days=MASTERY_DAYS) - MASTERY_LOOKBACK), MASTERY_ANSWERS
     )
     answers = [(datetime.fromisoformat(w), o, c) for w, o, c in rows]
@@ -71,7 +71,7 @@ def record_counts(store: Store, now: datetime | None = None) -> RecordCounts:
 def from_store(store: Store, root: Path, counts: RecordCounts | None = None) -> HomeSummary:
     """What the store alone says, for the first paint: the paused lesson by its id, under the
     curriculum folder `root`'s name."""
-    latest = store.latest_session(curriculum=str(root))
+    latest = store.sessions.latest(curriculum=str(root))
     paused = latest is not None and latest["status"] in ("active", "paused")
     return HomeSummary(
         curriculum=root.name,
@@ -91,8 +91,8 @@ def with_curriculum(
     """The whole summary. Reads only the lessons it names (the paused, the last finished and
     the next one) when `curriculum` was loaded partially (`load_curriculum(root, only=[])`)."""
     root = str(curriculum.root)
-    latest = store.latest_session(curriculum=root)
-    done = store.latest_session(curriculum=root, status="done")
+    latest = store.sessions.latest(curriculum=root)
+    done = store.sessions.latest(curriculum=root, status="done")
     if latest is not None and latest["status"] in ("active", "paused"):
         title = _title(curriculum, latest["lesson_id"])
         position = f"{latest['lesson_id']} {title}".strip() + f" · paused at {latest['position']}"
@@ -136,7 +136,7 @@ def _title(curriculum: Curriculum, lesson_id: str) -> str:
 def _last_result(store: Store, curriculum: Curriculum, done: dict[str, Any] | None) -> str | None:
     if done is None:
         return None
-    right, total = store.quiz_score(done["id"])
+    right, total = store.attempts.quiz_score(done["id"])
     score = f" · quiz {right}/{total}" if total else ""
     return f"{done['lesson_id']} {_title(curriculum, done['lesson_id'])} · finished{score}".replace(
         "  ", " "

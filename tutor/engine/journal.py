@@ -28,7 +28,7 @@ class SessionJournal:
         self.curriculum = curriculum
         self.lesson = lesson
         self.session_id = session_id
-        self.events = store.events(session_id)
+        self.events = store.sessions.events(session_id)
         self._memos: dict[str, Any] = {
             e["payload"]["key"]: e["payload"]["value"] for e in self.events if e["kind"] == "memo"
         }
@@ -44,7 +44,7 @@ class SessionJournal:
 
     def append(self, kind: str, payload: dict[str, Any]) -> None:
         with self._lock:
-            self.store.append_event(self.session_id, self._seq, kind, payload)
+            self.store.sessions.append_event(self.session_id, self._seq, kind, payload)
             self._seq += 1
 
     def memoized(self, key: str) -> bool:
@@ -59,7 +59,7 @@ class SessionJournal:
         with self._lock:
             if key not in self._memos:
                 self._memos[key] = value
-                self.store.append_event(
+                self.store.sessions.append_event(
                     self.session_id, self._seq, "memo", {"key": key, "value": value}
                 )
                 self._seq += 1
@@ -68,7 +68,7 @@ class SessionJournal:
     def claimed(self, text: str) -> None:
         """ "I already know X": kept as a note (the probe still checks)."""
         self._notes += 1
-        self.store.add_note(
+        self.store.sessions.add_note(
             f"{self.session_id}:claim:{self._seq}",
             self.session_id,
             "claimed_known",
@@ -84,7 +84,7 @@ class SessionJournal:
             self._mistake(record)
         elif isinstance(record, Note):
             self._notes += 1
-            self.store.add_note(
+            self.store.sessions.add_note(
                 f"{self.session_id}:note:{self._notes}",
                 self.session_id,
                 record.kind,
@@ -94,7 +94,7 @@ class SessionJournal:
             pending = pending_ingest(
                 self.store, self.curriculum, self.lesson, self.session_id, record
             )
-            self.store.save_ingest(
+            self.store.ingests.save(
                 pending.id, self.session_id, self.lesson.id, pending.model_dump(mode="json")
             )
 

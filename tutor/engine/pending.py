@@ -124,7 +124,7 @@ def pending_ingest(
                 content=t.content,
                 sources=t.sources,
                 unverified=t.unverified,
-                receipt_ids=[r["receipt_id"] for r in store.receipts_for(t.step_id)],
+                receipt_ids=[r["receipt_id"] for r in store.receipts.of_message(t.step_id)],
                 concept_id=concept_id(lesson),
             )
             for t in finish.taught

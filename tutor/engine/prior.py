@@ -74,7 +74,7 @@ def inherited(store: Store, session_id: str) -> dict[str, dict[str, str]]:
     if last is None:
         return {}
     out: dict[str, dict[str, str]] = {}
-    for note in store.notes(last["id"]):
+    for note in store.sessions.notes(last["id"]):
         if note["kind"] != "verdict":
             continue
         for name, verdict in (note["body"].get("verdicts") or {}).items():

@@ -63,7 +63,7 @@ class ReviewSession:
             self.activity.check()
             check_action(self.prompt, action)
             if action.kind == "claim":
-                self.store.add_note(
+                self.store.sessions.add_note(
                     f"{self.run_id}:claim:{uuid.uuid4().hex[:8]}",
                     self.run_id,
                     "claimed_known",
@@ -79,7 +79,7 @@ class ReviewSession:
         session note of this review run (a review keeps no event log to replay)."""
         if self.prompt.kind != "text" or action.kind != "text" or not action.text.strip():
             raise InvalidAction("only typed text can be held before it is complete")
-        self.store.add_note(
+        self.store.sessions.add_note(
             f"{self.prompt.message_id}:held",
             self.run_id,
             "held_answer",

@@ -83,7 +83,7 @@ def _open_session(
         from tutor.engine.drafter import Drafter
 
         drafter = Drafter(provider)
-    latest = store.latest_session(curriculum=str(curriculum.root))
+    latest = store.sessions.latest(curriculum=str(curriculum.root))
     if lesson_ref is None and latest is not None and latest["status"] not in ("done", "incomplete"):
         lease(store, latest["id"], take_over=take_over)  # before replay: fences the other tutor
         try:
@@ -94,7 +94,7 @@ def _open_session(
             return session
         except (ReplayError, LookupError, ValueError, TypeError) as exc:
             # a log that cannot be replayed is never a dead end: the lesson starts afresh
-            store.save_session(
+            store.sessions.save(
                 latest["id"],
                 latest["lesson_id"],
                 latest["curriculum"],
@@ -115,7 +115,7 @@ def _open_session(
         except LookupError as exc:
             raise TutorError(str(exc)) from None
     else:
-        done = store.latest_session(curriculum=str(curriculum.root), status="done")
+        done = store.sessions.latest(curriculum=str(curriculum.root), status="done")
         following = curriculum.next_lesson(done["lesson_id"] if done else None)
         if following is None:
             return None

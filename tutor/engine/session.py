@@ -164,7 +164,7 @@ class Session:
         # without the model: the first screen never waits on the Scout's model calls
         digest = lesson_digest(store, curriculum, lesson, offline=offline, activity=activity)
         session_id = f"s-{concept_id(lesson)[:24]}-{uuid.uuid4().hex[:8]}"
-        store.save_session(
+        store.sessions.save(
             session_id,
             lesson.id,
             str(curriculum.root),
@@ -194,7 +194,7 @@ class Session:
         activity: Activity | None = None,
     ) -> Session:
         lesson = curriculum.lesson(row["lesson_id"])
-        digest = store.digest(row["state"].get("digest_id", "")) or {}
+        digest = store.digests.get(row["state"].get("digest_id", "")) or {}
         if not digest:
             raise ReplayError("the session's digest is missing from the store")
         return cls(store, curriculum, lesson, row["id"], digest, provider, drafter, activity)
@@ -278,7 +278,7 @@ class Session:
             self._save("paused")
 
     def _save(self, status: str) -> None:
-        self.store.save_session(
+        self.store.sessions.save(
             self.id,
             self.lesson.id,
             str(self.curriculum.root),

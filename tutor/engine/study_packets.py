@@ -220,7 +220,7 @@ def _expand_section(
             source_path=source,
             message=f"{node.lesson_id} § {section.title}: {outcome.reason} (code {outcome.code})",
         )
-    receipts = [r for r in store.receipts_for(message_id) if r["gate"] == "fact_check"]
+    receipts = [r for r in store.receipts.of_message(message_id) if r["gate"] == "fact_check"]
     receipt = receipts[-1] if receipts else {}
     payload = receipt.get("payload") or {}
     checked = (payload.get("envelope") or {}).get("claims") or []

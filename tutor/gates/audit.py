@@ -11,8 +11,8 @@ from pydantic import ValidationError
 from tutor.gates.receipts import Receipt
 
 
-class ReceiptStore(Protocol):
-    def save_receipt(
+class ReceiptRows(Protocol):
+    def save(
         self,
         receipt_id: str,
         message_id: str,
@@ -22,13 +22,18 @@ class ReceiptStore(Protocol):
         when: datetime | None = None,
     ) -> None: ...
 
-    def receipts_for(self, message_id: str) -> list[dict[str, Any]]: ...
+    def of_message(self, message_id: str) -> list[dict[str, Any]]: ...
+
+
+class ReceiptStore(Protocol):
+    @property
+    def receipts(self) -> ReceiptRows: ...
 
 
 def save_receipt(store: ReceiptStore, receipt: Receipt, when: datetime | None = None) -> None:
     """Keep one receipt (idempotent: saving it twice keeps one row), dated `when` (now by
     default). `outcome` is the verdict: PASS, ISSUES or UNVERIFIED."""
-    store.save_receipt(
+    store.receipts.save(
         receipt_id=receipt.receipt_id,
         message_id=receipt.message_id,
         gate=receipt.gate,
@@ -49,5 +54,7 @@ def load_receipt_payload(payload: Any) -> Receipt | None:
 def load_receipts(store: ReceiptStore, message_id: str) -> list[Receipt]:
     """The receipts kept for one turn. A stored payload that is no longer a valid receipt is
     left out, so the checker then finds the gate missing and blocks (fail closed)."""
-    out = [load_receipt_payload(row.get("payload")) for row in store.receipts_for(message_id)]
+    out = [
+        load_receipt_payload(row.get("payload")) for row in store.receipts.of_message(message_id)
+    ]
     return [r for r in out if r is not None]

@@ -30,13 +30,13 @@ class CallRecorder(Protocol):
 
 
 class StoreRecorder:
-    """Writes each call through `Store.record_model_call(**fields)`."""
+    """Writes each call through `Store.model_calls.record(**fields)`."""
 
     def __init__(self, store: Any) -> None:
         self._store = store
 
     def record(self, call: ModelCall) -> None:
-        self._store.record_model_call(**call.model_dump())
+        self._store.model_calls.record(**call.model_dump())
 
 
 class MemoryRecorder:

@@ -156,7 +156,7 @@ def _text_of(result: FetchResult) -> str | None:
 
 
 def _status(store: Any, url: str, digest: str) -> str:
-    last = store.last_source(url)
+    last = store.sources.last(url)
     last_hash = last.get("hash") if last else None
     if not last_hash:
         return "new"
@@ -234,14 +234,14 @@ async def prepare(
                 source, None, None, "unreachable", reason or "unreachable"
             )
             if not offline and reason != NOT_WAITED_REASON:
-                store.record_source(source.url, None, "unreachable", "", reason)
+                store.sources.record(source.url, None, "unreachable", "", reason)
             said(f"unreachable {source.url} — {reason}")
             return
         digest = content_hash(text)
         status = _status(store, source.url, digest)
         read[source.url] = ReadSource(source, text, digest, status, None)
         if not offline:
-            store.record_source(source.url, digest, status, excerpt(text))
+            store.sources.record(source.url, digest, status, excerpt(text))
         said(f"{status:<11} {source.url}")
 
     if offline:
@@ -342,7 +342,7 @@ async def prepare(
         lang_recommendation=lang_recommendation(lesson),
         warnings=warnings,
     )
-    store.save_digest(digest.id, digest.lesson_id, digest.model_dump(mode="json"))
+    store.digests.save(digest.id, digest.lesson_id, digest.model_dump(mode="json"))
     return digest
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from learning_system.store import iso
+
+if TYPE_CHECKING:
+    from learning_system.tables.rows import ReceiptRow
 from learning_system.tables import Table, decoded
 
 
@@ -29,21 +32,21 @@ class Receipts(Table):
                 (receipt_id, message_id, gate, outcome, body, iso(when)),
             )
 
-    def of_message(self, message_id: str) -> list[dict[str, Any]]:
+    def of_message(self, message_id: str) -> list[ReceiptRow]:
         rows = self.store.rows(
             "SELECT * FROM receipts WHERE message_id = ? ORDER BY created_at, receipt_id",
             (message_id,),
         )
-        return [decoded(r, "payload") for r in rows]
+        return [cast("ReceiptRow", decoded(r, "payload")) for r in rows]
 
-    def of_session(self, session_id: str) -> list[dict[str, Any]]:
+    def of_session(self, session_id: str) -> list[ReceiptRow]:
         """The receipts of every turn of one session (message ids `<session>:…`)."""
         rows = self.store.rows(
             "SELECT * FROM receipts WHERE message_id >= ? AND message_id < ? "
             "ORDER BY created_at, receipt_id",
             (f"{session_id}:", f"{session_id};"),
         )
-        return [decoded(r, "payload") for r in rows]
+        return [cast("ReceiptRow", decoded(r, "payload")) for r in rows]
 
 
 class ModelCalls(Table):

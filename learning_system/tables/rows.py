@@ -1,8 +1,9 @@
-"""The rows the tables return, as stored: JSON columns are text, times are ISO strings."""
+"""The rows the tables return: times are ISO strings; JSON columns are text unless a row says it
+decodes them."""
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
 
 class AttemptRow(TypedDict):
@@ -119,6 +120,49 @@ class NoteRow(TypedDict):
     session_id: str
     kind: str
     body: str  # JSON
+    created_at: str
+
+
+class SessionRow(TypedDict):
+    """A session as read back: `state` decoded from its JSON."""
+
+    id: str
+    lesson_id: str
+    curriculum: str
+    status: str  # active, paused, done or abandoned
+    position: str
+    state: dict[str, Any]
+    created_at: str
+    updated_at: str
+
+
+class EventRow(TypedDict):
+    """One entry of a session's event log, `payload` decoded."""
+
+    seq: int
+    kind: str
+    payload: dict[str, Any]
+    created_at: str
+
+
+class SessionNote(TypedDict):
+    """A session note as read back, `body` decoded."""
+
+    id: str
+    session_id: str
+    kind: str
+    body: dict[str, Any]
+    created_at: str
+
+
+class ReceiptRow(TypedDict):
+    """A gate receipt as stored, `payload` decoded."""
+
+    receipt_id: str
+    message_id: str
+    gate: str
+    outcome: str
+    payload: dict[str, Any]
     created_at: str
 
 

@@ -13,7 +13,14 @@ from learning_system.tables import Table, decoded
 from learning_system.text import valid_data, valid_text
 
 if TYPE_CHECKING:
-    from learning_system.tables.rows import Match, NoteRow, SessionRef
+    from learning_system.tables.rows import (
+        EventRow,
+        Match,
+        NoteRow,
+        SessionNote,
+        SessionRef,
+        SessionRow,
+    )
 
 
 class Sessions(Table):
@@ -46,13 +53,11 @@ class Sessions(Table):
                 ),
             )
 
-    def get(self, session_id: str) -> dict[str, Any] | None:
+    def get(self, session_id: str) -> SessionRow | None:
         rows = self.store.rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
-        return decoded(rows[0], "state") if rows else None
+        return cast("SessionRow", decoded(rows[0], "state")) if rows else None
 
-    def latest(
-        self, curriculum: str | None = None, status: str | None = None
-    ) -> dict[str, Any] | None:
+    def latest(self, curriculum: str | None = None, status: str | None = None) -> SessionRow | None:
         sql, params = "SELECT * FROM sessions WHERE 1=1", []
         if curriculum is not None:
             sql += " AND curriculum = ?"
@@ -61,15 +66,15 @@ class Sessions(Table):
             sql += " AND status = ?"
             params.append(status)
         rows = self.store.rows(sql + " ORDER BY updated_at DESC, rowid DESC LIMIT 1", tuple(params))
-        return decoded(rows[0], "state") if rows else None
+        return cast("SessionRow", decoded(rows[0], "state")) if rows else None
 
-    def latest_unfinished(self) -> dict[str, Any] | None:
+    def latest_unfinished(self) -> SessionRow | None:
         """The latest session not done or abandoned, whatever its curriculum."""
         rows = self.store.rows(
             "SELECT * FROM sessions WHERE status NOT IN ('done', 'abandoned') "
             "ORDER BY updated_at DESC, rowid DESC LIMIT 1"
         )
-        return decoded(rows[0], "state") if rows else None
+        return cast("SessionRow", decoded(rows[0], "state")) if rows else None
 
     def append_event(self, session_id: str, seq: int, kind: str, payload: dict[str, Any]) -> bool:
         """Append action `seq` of a session; a retried append of the same event adds nothing
@@ -97,13 +102,13 @@ class Sessions(Table):
             "run `tutor continue`."
         )
 
-    def events(self, session_id: str) -> list[dict[str, Any]]:
+    def events(self, session_id: str) -> list[EventRow]:
         rows = self.store.rows(
             "SELECT seq, kind, payload, created_at FROM session_events WHERE session_id = ? "
             "ORDER BY seq",
             (session_id,),
         )
-        return [decoded(r, "payload") for r in rows]
+        return [cast("EventRow", decoded(r, "payload")) for r in rows]
 
     def add_note(self, note_id: str, session_id: str, kind: str, body: dict[str, Any]) -> None:
         with self.store.transaction() as c:
@@ -113,7 +118,7 @@ class Sessions(Table):
                 (note_id, session_id, kind, json.dumps(valid_data(body), sort_keys=True), iso()),
             )
 
-    def notes(self, session_id: str | None = None) -> list[dict[str, Any]]:
+    def notes(self, session_id: str | None = None) -> list[SessionNote]:
         if session_id is None:
             rows = self.store.rows("SELECT * FROM session_notes ORDER BY created_at, id")
         else:
@@ -121,7 +126,7 @@ class Sessions(Table):
                 "SELECT * FROM session_notes WHERE session_id = ? ORDER BY created_at, id",
                 (session_id,),
             )
-        return [decoded(r, "body") for r in rows]
+        return [cast("SessionNote", decoded(r, "body")) for r in rows]
 
     def previous(self, session_id: str) -> SessionRef | None:
         """The most recently updated session other than `session_id`."""

@@ -8,13 +8,14 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from tutor.engine.calibration import Calibration, calibration
 
 if TYPE_CHECKING:
     from learning_system.curriculum import Curriculum
     from learning_system.store import Store
+    from learning_system.tables.rows import SessionRow
 
 MASTERY_DAYS = 30  # the mastery chart: the last 30 days, oldest first
 DUE_DAYS = 14  # the due chart: the next 14 days, today first
@@ -133,7 +134,7 @@ def _title(curriculum: Curriculum, lesson_id: str) -> str:
         return ""
 
 
-def _last_result(store: Store, curriculum: Curriculum, done: dict[str, Any] | None) -> str | None:
+def _last_result(store: Store, curriculum: Curriculum, done: SessionRow | None) -> str | None:
     if done is None:
         return None
     right, total = store.attempts.quiz_score(done["id"])

@@ -31,6 +31,7 @@ from tutor.engine.sources import gate_digest, lesson_digest, model_notes_later
 from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
 
 if TYPE_CHECKING:
+    from learning_system.tables.rows import EventRow, SessionRow
     from tutor.engine.drafter import Drafter
 
 
@@ -111,7 +112,7 @@ class Session:
             evidence=evidence,
         )
 
-    def _replay(self, events: list[dict[str, Any]]) -> Prompt:
+    def _replay(self, events: list[EventRow]) -> Prompt:
         """The first prompt, then the recorded actions replayed: the prompt the learner left."""
         recorded = [e for e in events if e["kind"] == "action"]
         prompt = next(self._gen)
@@ -127,7 +128,7 @@ class Session:
             prompt = self._gen.send(action)
         return prompt
 
-    def _held(self, events: list[dict[str, Any]]) -> Action | None:
+    def _held(self, events: list[EventRow]) -> Action | None:
         """Text typed at the current prompt and saved before it was complete (its confidence
         not yet given), to be offered back on resume; None when there is none."""
         last_action = max((e["seq"] for e in events if e["kind"] == "action"), default=-1)
@@ -187,7 +188,7 @@ class Session:
         cls,
         store: Store,
         curriculum: Curriculum,
-        row: dict[str, Any],
+        row: SessionRow,
         *,
         provider: Any = None,
         drafter: Drafter | None = None,

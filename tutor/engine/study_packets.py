@@ -221,8 +221,8 @@ def _expand_section(
             message=f"{node.lesson_id} § {section.title}: {outcome.reason} (code {outcome.code})",
         )
     receipts = [r for r in store.receipts.of_message(message_id) if r["gate"] == "fact_check"]
-    receipt = receipts[-1] if receipts else {}
-    payload = receipt.get("payload") or {}
+    payload = receipts[-1]["payload"] if receipts else {}
+    receipt_id = receipts[-1]["receipt_id"] if receipts else ""
     checked = (payload.get("envelope") or {}).get("claims") or []
     ids = {c["id"]: c["claim"] for c in checked}
     return GeneratedSection(
@@ -234,7 +234,7 @@ def _expand_section(
         claims=[c["claim"] for c in checked] or claims,
         unverified=[ids.get(i, i) for i in outcome.unverified],
         verifier=str(payload.get("verifier", "offline")),
-        receipt_id=str(receipt.get("receipt_id", "")),
+        receipt_id=receipt_id,
         provenance=[
             Provenance(
                 node_id=node_id,

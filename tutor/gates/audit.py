@@ -3,6 +3,7 @@ imported here, so the gates stay free of I/O."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -22,7 +23,7 @@ class ReceiptRows(Protocol):
         when: datetime | None = None,
     ) -> None: ...
 
-    def of_message(self, message_id: str) -> list[dict[str, Any]]: ...
+    def of_message(self, message_id: str) -> Sequence[Mapping[str, object]]: ...
 
 
 class ReceiptStore(Protocol):

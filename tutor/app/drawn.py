@@ -57,8 +57,7 @@ def worker_console() -> Console:
 
 
 def ahead(drawn: Drawn, widths: tuple[int, ...] = ()) -> None:
-    """In the worker: `drawn` at the widths the last renderable was drawn at (or `widths`, before
-    anything was drawn)."""
+    """In the worker: `drawn` at `widths`, or at the widths the last renderable was drawn at."""
     console = worker_console()
-    for width in list(_WIDTHS) or widths:
+    for width in widths or list(_WIDTHS):
         drawn.draw(console, console.options.update(width=width, highlight=False))

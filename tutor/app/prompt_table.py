@@ -51,8 +51,7 @@ def drawn(prompt: Prompt) -> Drawn:
 
 
 def draw_ahead(prompt: Prompt, widths: tuple[int, ...]) -> None:
-    """In the worker: the table built and drawn at the widths the last section was drawn at
-    (`widths` when nothing was drawn yet), kept for the screen to show."""
+    """In the worker: the table built and drawn at `widths`, kept for the screen to show."""
     global _last
     made = Drawn(table(prompt))
     ahead(made, widths)

@@ -137,8 +137,14 @@ class SessionScreen(ReportingScreen):
         if _teaches(prompt):
             prepare(prompt.content, self.app.current_theme, self.app.get_css_variables())
         elif prompt.kind == "read" and prompt.table is not None:
-            width = self.query_one("#body", VerticalScroll).size.width
-            prompt_table.draw_ahead(prompt, (width, width - 2))
+            prompt_table.draw_ahead(prompt, self._body_widths())
+
+    def _body_widths(self) -> tuple[int, int]:
+        """The widths a widget in the body is drawn at, without and with its scroll bar (from
+        the app's size: the body may not be laid out yet when a session opens)."""
+        styles = self.query_one("#body", VerticalScroll).styles
+        width = self.app.size.width - styles.gutter.width
+        return width, width - styles.scrollbar_size_vertical
 
     def _open(self) -> Any:
         app: Any = self.app

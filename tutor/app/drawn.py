@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from contextlib import nullcontext
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
@@ -30,11 +31,8 @@ class Drawn:
     def draw(self, console: Console, options: ConsoleOptions) -> list[Segment]:
         width = options.max_width
         if width not in self._drawn:
-            if self.theme is None:
+            with console.use_theme(self.theme) if self.theme else nullcontext():
                 self._drawn[width] = list(console.render(self.renderable, options))
-            else:
-                with console.use_theme(self.theme):
-                    self._drawn[width] = list(console.render(self.renderable, options))
         _WIDTHS[width] = None
         while len(_WIDTHS) > 2:
             del _WIDTHS[next(iter(_WIDTHS))]

@@ -34,9 +34,12 @@ class Learner:
         Learner.started.append(self)
 
     def read_prompt(self, timeout: float = 30) -> str:
+        """What the process prints until it waits for input or ends. A process still running
+        with no prompt after `timeout` fails the test: it waits for an answer the test did not
+        send (a read with no send between), or it hangs."""
         out = b""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while True:
             ready, _, _ = select.select([self.proc.stdout], [], [], 0.5)
             if ready:
                 chunk = os.read(self.proc.stdout.fileno(), 65536)
@@ -47,6 +50,11 @@ class Learner:
                     break
             elif self.proc.poll() is not None:
                 break
+            elif time.monotonic() > deadline:
+                self.transcript += out.decode(errors="replace")
+                raise AssertionError(
+                    f"no prompt in {timeout:g} s and still running: {self.transcript[-1500:]}"
+                )
         text = out.decode(errors="replace")
         self.transcript += text
         return text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import subprocess
 import sys
@@ -11,7 +12,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@functools.cache
 def imported_modules(folder: Path) -> dict[str, set[str]]:
+    """The modules each file under `folder` imports, by path (read once per run: read-only)."""
     found: dict[str, set[str]] = {}
     for path in folder.rglob("*.py"):
         names = set()
@@ -67,10 +70,11 @@ def test_the_modules_beside_the_front_ends_sit_below_the_engine():
     """tutor/*.py other than the front ends (cli, plain) is what every layer may use: settings,
     errors, output, the learner's choices, the doctor's report."""
     front_ends = {"cli.py", "plain.py"}
+    imports = imported_modules(ROOT / "tutor")
     for path in sorted((ROOT / "tutor").glob("*.py")):
         if path.name in front_ends:
             continue
-        names = imported_modules(ROOT / "tutor").get(str(path.relative_to(ROOT)), set())
+        names = imports.get(str(path.relative_to(ROOT)), set())
         assert not [
             n for n in names if n.startswith(("tutor.engine", "tutor.app", "tutor.commands"))
         ], path

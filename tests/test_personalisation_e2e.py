@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-from plain_driver import Learner
+from plain_driver import Learner, reply
 from test_engine_model import request_payload, run_lesson, skill_of, valid_reply
 from test_plain import drive_until
 
@@ -56,6 +56,7 @@ def test_declared_code_and_worked_example_reshape_a_step_and_survive_a_restart(t
     again = Learner(tmp_path, "continue", "--plain", "--offline")
     screen = again.read_prompt()
     assert flat(screen[screen.index("Step 2/") :]).startswith(two[: len(two) - 1][:400])
+    again.send(reply(screen, wrong=False))  # past step 2
     drive_until(again, r"Step 3/\d+", wrong=False)
     three = step_screen(again.transcript, 3)
     shown = three.split("[source:")[1].split("]")[1]
@@ -148,6 +149,7 @@ def test_density_one_shows_the_essentials_and_a_change_reaches_only_steps_not_ye
     screen = again.read_prompt()
     assert flat(screen[screen.index("Step 2/") :]).startswith(two[: len(two) - 1][:400])
     assert "[density 1: the essentials" in flat(screen)  # the step shown keeps its plan
+    again.send(reply(screen, wrong=False))  # past step 2
     drive_until(again, r"Step 3/\d+", wrong=False)
     three = step_screen(again.transcript, 3)
     assert "[density 1" not in three  # the next step follows the new density: all of it

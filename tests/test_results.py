@@ -57,3 +57,41 @@ def test_each_row_names_the_question_both_answers_and_right_or_wrong_in_words(re
     assert "your answer: " in text and "right answer: " in text
     first_question = wrong[0][0].rstrip("…")
     assert first_question[:30] in text
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_results_table_is_drawn_in_the_worker_and_copied_on_screen(
+    results, size, tmp_path, monkeypatch, isolated_model_env
+):
+    """Drawing the table measures every cell, and the screen draws it again for each layout
+    pass (5-7 times at 80x24, once the scroll bar appears): it is drawn in the worker that made
+    the prompt, at the widths the screen shows it at, so the event loop draws none of it."""
+    import threading
+
+    from test_app import _screen_text
+    from test_app_snapshots import _gallery
+
+    from tutor.app import drawn
+
+    on_the_loop: list[int] = []
+    draw = drawn.Drawn.draw
+
+    def watched(self, console, options):
+        if threading.current_thread() is threading.main_thread():
+            if options.max_width not in self._drawn:
+                on_the_loop.append(options.max_width)
+        return draw(self, console, options)
+
+    monkeypatch.setattr(drawn.Drawn, "draw", watched)
+    monkeypatch.setattr(drawn, "_WIDTHS", {})  # nothing drawn yet: no teaching came before
+    monkeypatch.setenv("TUTOR_HOME", str(tmp_path))
+    app = _gallery(results)(mode="continue", offline=True, store=Store(tmp_path / "tutor.db"))
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("enter")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if getattr(app.screen, "prompt", None) is results and not app.screen.busy:
+                break
+        await pilot.pause()
+        assert "question" in _screen_text(app)  # the table's head, above the fold
+    assert on_the_loop == []

@@ -24,6 +24,7 @@ from learning_system.errors import LearningSystemError
 from learning_system.session_lock import SessionBusy
 from learning_system.store import SessionConflict
 from tutor import learner
+from tutor.app import prompt_table
 from tutor.app.answer_box import AnswerArea, AnswerInput
 from tutor.app.failures import Failure, ReportingScreen
 from tutor.app.help import HelpScreen
@@ -135,6 +136,15 @@ class SessionScreen(ReportingScreen):
         """In the worker: what showing `prompt` would otherwise do on the event loop."""
         if _teaches(prompt):
             prepare(prompt.content, self.app.current_theme, self.app.get_css_variables())
+        elif prompt.kind == "read" and prompt.table is not None:
+            prompt_table.draw_ahead(prompt, self._body_widths())
+
+    def _body_widths(self) -> tuple[int, int]:
+        """The widths a widget in the body is drawn at, without and with its scroll bar (from
+        the app's size: the body may not be laid out yet when a session opens)."""
+        styles = self.query_one("#body", VerticalScroll).styles
+        width = self.app.size.width - styles.gutter.width
+        return width, width - styles.scrollbar_size_vertical
 
     def _open(self) -> Any:
         app: Any = self.app
@@ -363,7 +373,7 @@ class SessionScreen(ReportingScreen):
         elif prompt.kind == "read" and prompt.table is not None:
             first = prompt.content.split("\n", 1)[0].strip().removeprefix("[").removesuffix("]")
             widgets.append(Static(safe(first, "bold")))
-            widgets.append(Static(self._table(prompt)))
+            widgets.append(Static(prompt_table.drawn(prompt)))
         elif prompt.content:
             widgets.append(Static(safe(prompt.content)))
         if prompt.kind == "text" and item is None:
@@ -435,36 +445,6 @@ class SessionScreen(ReportingScreen):
             if found:
                 found.first().focus()
                 return
-
-    def _table(self, prompt: Prompt) -> RichTable:
-        """The screen's table. Results: right or wrong in words beside the glyph, coloured,
-        with the confidence folded in; a sure answer that was wrong stands out."""
-        table = RichTable(expand=True, padding=(0, 1))
-        assert prompt.table is not None
-        headers = prompt.table.headers
-        rows = prompt.table.rows
-        results = "outcome" in headers and "confidence" in headers
-        # a column with nothing in it (no follow-up in this batch) takes no room
-        shown = [
-            n
-            for n, h in enumerate(headers)
-            if (n == 0 or any(r[n] for r in rows)) and not (results and h == "confidence")
-        ]
-        for n in shown:
-            table.add_column(headers[n], overflow="fold")
-        for row in rows:
-            cells = [safe(c) for c in row]
-            style = ""
-            if results:
-                outcome, sure = row[headers.index("outcome")], row[headers.index("confidence")]
-                mark = {"correct": "✓ right", "wrong": "✗ wrong", "idk": "· I don't know"}
-                word = mark.get(outcome, outcome) + (f" ({sure.replace('_', ' ')})" if sure else "")
-                if outcome == "wrong" and sure == "sure":
-                    word, style = "✗ wrong — you were sure", "bold reverse"
-                colour = {"correct": "green", "wrong": "red"}.get(outcome, "")
-                cells[headers.index("outcome")] = safe(word, colour)
-            table.add_row(*[cells[n] for n in shown], style=style)
-        return table
 
     def show_end(self, lines: list[str]) -> None:
         self.busy = False

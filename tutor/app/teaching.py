@@ -10,13 +10,11 @@ language is plain text (Rich never guesses a lexer, so pygments' lexers are not 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, Heading, Markdown
 from rich.padding import Padding
-from rich.segment import Segment
 from rich.syntax import Syntax
 from rich.text import Text
 from rich.theme import Theme
@@ -24,6 +22,7 @@ from textual.color import Color
 from textual.theme import Theme as AppTheme
 from textual.widgets import Static
 
+from tutor.app.drawn import Drawn, ahead, worker_console
 from tutor.app.text import clean, fenced_with_language
 
 if TYPE_CHECKING:
@@ -72,27 +71,12 @@ def prepare(markdown: str, theme: AppTheme, variables: dict[str, str]) -> None:
     loop: its diagrams labelled, its code blocks lexed, and the section drawn at the widths the
     last one was drawn at, on a console of its own with the app console's settings."""
     drawing = _drawing(_source(markdown), theme, variables)
+    assert isinstance(drawing.renderable, _Markdown)
     code_theme = _code_theme(theme.dark)
-    for token in drawing.document.parsed:
+    for token in drawing.renderable.parsed:
         if token.type in ("fence", "code_block"):
             _highlighted(token.content.rstrip(), _language(token), code_theme)
-    console = _console()
-    for width in list(_WIDTHS):
-        drawing.draw(console, console.options.update(width=width, highlight=False))
-
-
-def _console() -> Console:
-    """A console of the worker's own, with the settings of the one Textual renders with."""
-    import io
-
-    return Console(
-        file=io.StringIO(),
-        force_terminal=True,
-        legacy_windows=False,
-        safe_box=False,
-        highlight=False,
-        emoji=False,
-    )
+    ahead(drawing)
 
 
 def warm() -> None:
@@ -101,7 +85,8 @@ def warm() -> None:
     for language in ("python", "text"):
         _highlighted("x = 1", language, _code_theme(True))
     sample = "# a\n\n- *b* `c`\n\n> d\n\n| e |\n|---|\n| 1 |\n"
-    _console().print(_Markdown(sample, code_theme=_code_theme(True), code_background="default"))
+    document = _Markdown(sample, code_theme=_code_theme(True), code_background="default")
+    worker_console().print(document)
 
 
 class _CodeBlock(CodeBlock):
@@ -133,38 +118,11 @@ class _Markdown(Markdown):
         self.code_background = code_background
 
 
-class _Themed:
-    """A renderable drawn with a Rich theme pushed only while it renders (the app's console is
-    shared, so the markdown styles must not outlive this widget's render), its lines kept for
-    each width it was drawn at: Textual draws a widget once to measure its height and again to
-    show it, at a second width when the scroll bar appears."""
-
-    def __init__(self, document: _Markdown, theme: Theme) -> None:
-        self.document = document
-        self.theme = theme
-        self._drawn: dict[int, list[Segment]] = {}
-
-    def draw(self, console: Console, options: ConsoleOptions) -> list[Segment]:
-        width = options.max_width
-        if width not in self._drawn:
-            with console.use_theme(self.theme):
-                self._drawn[width] = list(console.render(self.document, options))
-        _WIDTHS[width] = None
-        while len(_WIDTHS) > 2:
-            del _WIDTHS[next(iter(_WIDTHS))]
-        return self._drawn[width]
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
-        yield from self.draw(console, options)
+# the sections ready to draw, by source and app theme
+_DRAWINGS: dict[tuple[str, str], Drawn] = {}
 
 
-# the widths the last sections were drawn at (the next step is drawn at the same ones), and the
-# sections ready to draw, by source and app theme
-_WIDTHS: dict[int, None] = {}
-_DRAWINGS: dict[tuple[str, str], _Themed] = {}
-
-
-def _drawing(source: str, theme: AppTheme, variables: dict[str, str]) -> _Themed:
+def _drawing(source: str, theme: AppTheme, variables: dict[str, str]) -> Drawn:
     key = (source, theme.name)
     if key not in _DRAWINGS:
         while len(_DRAWINGS) >= 4:
@@ -175,7 +133,7 @@ def _drawing(source: str, theme: AppTheme, variables: dict[str, str]) -> _Themed
             code_theme=_code_theme(theme.dark),
             code_background=(Color.parse(variables["background"]) + shade).hex,
         )
-        _DRAWINGS[key] = _Themed(document, markdown_theme(variables, theme.dark))
+        _DRAWINGS[key] = Drawn(document, markdown_theme(variables, theme.dark))
     return _DRAWINGS[key]
 
 

@@ -157,6 +157,7 @@ class Tally:
     pairs: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, level, verdict)
     wide: list[bool] = field(default_factory=list)  # each pair's lesson has over WIDE strands
     questions: list[tuple[int, int]] = field(default_factory=list)  # (strands, questions)
+    answers: list[int] = field(default_factory=list)  # each pair's strand's probe questions
 
     def rows(self, kind: str | None, level: str | None) -> list[tuple[str, str]]:
         """(level, verdict) of the strands of this kind ("own", "catch-up", "narrow" or "wide"
@@ -221,9 +222,11 @@ def run_one(
             verdicts = dict(session.context.verdicts)
         finally:
             session.close()
+    per_strand = Counter(p.item.lesson_id for p in learner.asked if p.item is not None)
     for s in strands:
         tally.pairs.append((kind, levels[s.lesson.id], verdicts.get(s.name, "not probed")))
         tally.wide.append(len(strands) > WIDE)
+        tally.answers.append(per_strand[s.lesson.id])
     tally.questions.append((len(strands), len(learner.asked)))
 
 
@@ -240,7 +243,9 @@ def bench(root: Path, learners: int, lessons: int | None, setting: Setting, seed
                 home = Path(tmp) / f"{n}-{k}"
                 home.mkdir()
                 os.environ["TUTOR_HOME"] = str(home)
-                run_one(home, root, lesson_id, setting, rng, tally)
+                # each session its own draws: two versions of the engine meet the same learners
+                learner_rng = random.Random(f"{seed}:{lesson_id}:{k}")
+                run_one(home, root, lesson_id, setting, learner_rng, tally)
     return tally
 
 
@@ -269,6 +274,12 @@ def report(label: str, tally: Tally, took: float) -> None:
         f" (max {max(asked, default=0)}; lessons of 3+ strands "
         f"{sum(many) / max(1, len(many)):.1f} over {len(many)})"
     )
+    for wide, side in ((False, f"≤{WIDE}"), (True, f">{WIDE}")):
+        counts = [n for n, w in zip(tally.answers, tally.wide, strict=True) if w == wide]
+        print(
+            f"  questions a strand in lessons of {side} strands"
+            f" {sum(counts) / max(1, len(counts)):.2f} (re-probes included)"
+        )
     confusion = Counter((lv, v) for _, lv, v in tally.pairs)
     for (level, verdict), n in sorted(confusion.items()):
         print(f"    {level:<8} → {verdict:<11} {n}")

@@ -9,11 +9,12 @@ curriculum read with only that lesson and its prerequisites (`tutor.learner.load
 opened by `tutor.engine.runner.open_session` in a fresh home (its id is the seed) — and answered
 through the session API the line dialogue drives, up to the plan.
 
-Each learner has, per strand (prerequisite lesson), a level drawn at random: `known` (expected
-verdict `solid`), `partial` (`unstable`) or `unknown` (`unknown`). A partial learner knows half
-of that lesson's items, chosen at random per strand (`--partial random`, the default; not the
-engine's difficulty order) or the easier half (`--partial easier`), and its explain-back half the
-time. Answers are noisy: a known item is slipped now and then and tagged a hunch sometimes; an
+Each learner (drawn from the seed, the lesson and its number, so that two versions of the
+engine meet the same learners) has, per strand (prerequisite lesson), a level drawn at random:
+`known` (expected verdict `solid`), `partial` (`unstable`) or `unknown` (`unknown`). A partial
+learner knows half of that lesson's items, chosen at random per strand (`--partial random`, the
+default; not the engine's difficulty order) or the easier half (`--partial easier`), and its
+explain-back half the time. Answers are noisy: a known item is slipped now and then and tagged a hunch sometimes; an
 unknown one is "I don't know" or a guess, tagged sure now and then. A known free-recall item is
 answered with its reference and its key points are marked honestly.
 
@@ -31,7 +32,8 @@ Printed per course: exact (verdict = expected, over strands with a verdict) and 
 overall, for own strands (probed in a batch of their own) and catch-up strands, for lessons of
 at most 6 strands and of more (where the lesson's budget gives each strand its 2 answers and no
 more), and per true level; the `not probed` share; probe questions per lesson (re-probes
-included), overall and for lessons of three strands or more. The generated courses are small:
+included), overall and for lessons of three strands or more, and per strand in lessons of at
+most 6 strands and of more. The generated courses are small:
 each of their lessons gets GENERATED_LEARNERS times the learners.
 Targets: exact ≥ 0.85, solid-vs-not ≥ 0.95, not probed ≤ 5%, ≤ 12 questions per lesson.
 """

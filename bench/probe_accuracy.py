@@ -14,9 +14,9 @@ engine meet the same learners) has, per strand (prerequisite lesson), a level dr
 `known` (expected verdict `solid`), `partial` (`unstable`) or `unknown` (`unknown`). A partial
 learner knows half of that lesson's items, chosen at random per strand (`--partial random`, the
 default; not the engine's difficulty order) or the easier half (`--partial easier`), and its
-explain-back half the time. Answers are noisy: a known item is slipped now and then and tagged a hunch sometimes; an
-unknown one is "I don't know" or a guess, tagged sure now and then. A known free-recall item is
-answered with its reference and its key points are marked honestly.
+explain-back half the time. Answers are noisy: a known item is slipped now and then and tagged
+a hunch sometimes; an unknown one is "I don't know" or a guess, tagged sure now and then. A known
+free-recall item is answered with its reference and its key points are marked honestly.
 
 With `--records`, each learner's store holds an earlier session whose probe found each strand:
 solid when known, unknown when unknown, and a half-known one solid half the time (learned once,

@@ -9,13 +9,14 @@ curriculum read with only that lesson and its prerequisites (`tutor.learner.load
 opened by `tutor.engine.runner.open_session` in a fresh home (its id is the seed) — and answered
 through the session API the line dialogue drives, up to the plan.
 
-Each learner has, per strand (prerequisite lesson), a level drawn at random: `known` (expected
-verdict `solid`), `partial` (`unstable`) or `unknown` (`unknown`). A partial learner knows half
-of that lesson's items, chosen at random per strand (`--partial random`, the default; not the
-engine's difficulty order) or the easier half (`--partial easier`), and its explain-back half the
-time. Answers are noisy: a known item is slipped now and then and tagged a hunch sometimes; an
-unknown one is "I don't know" or a guess, tagged sure now and then. A known free-recall item is
-answered with its reference and its key points are marked honestly.
+Each learner (drawn from the seed, the lesson and its number, so that two versions of the
+engine meet the same learners) has, per strand (prerequisite lesson), a level drawn at random:
+`known` (expected verdict `solid`), `partial` (`unstable`) or `unknown` (`unknown`). A partial
+learner knows half of that lesson's items, chosen at random per strand (`--partial random`, the
+default; not the engine's difficulty order) or the easier half (`--partial easier`), and its
+explain-back half the time. Answers are noisy: a known item is slipped now and then and tagged
+a hunch sometimes; an unknown one is "I don't know" or a guess, tagged sure now and then. A known
+free-recall item is answered with its reference and its key points are marked honestly.
 
 With `--records`, each learner's store holds an earlier session whose probe found each strand:
 solid when known, unknown when unknown, and a half-known one solid half the time (learned once,
@@ -31,7 +32,8 @@ Printed per course: exact (verdict = expected, over strands with a verdict) and 
 overall, for own strands (probed in a batch of their own) and catch-up strands, for lessons of
 at most 6 strands and of more (where the lesson's budget gives each strand its 2 answers and no
 more), and per true level; the `not probed` share; probe questions per lesson (re-probes
-included), overall and for lessons of three strands or more. The generated courses are small:
+included), overall and for lessons of three strands or more, and per strand in lessons of at
+most 6 strands and of more. The generated courses are small:
 each of their lessons gets GENERATED_LEARNERS times the learners.
 Targets: exact ≥ 0.85, solid-vs-not ≥ 0.95, not probed ≤ 5%, ≤ 12 questions per lesson.
 """
@@ -157,6 +159,7 @@ class Tally:
     pairs: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, level, verdict)
     wide: list[bool] = field(default_factory=list)  # each pair's lesson has over WIDE strands
     questions: list[tuple[int, int]] = field(default_factory=list)  # (strands, questions)
+    answers: list[int] = field(default_factory=list)  # each pair's strand's probe questions
 
     def rows(self, kind: str | None, level: str | None) -> list[tuple[str, str]]:
         """(level, verdict) of the strands of this kind ("own", "catch-up", "narrow" or "wide"
@@ -221,9 +224,11 @@ def run_one(
             verdicts = dict(session.context.verdicts)
         finally:
             session.close()
+    per_strand = Counter(p.item.lesson_id for p in learner.asked if p.item is not None)
     for s in strands:
         tally.pairs.append((kind, levels[s.lesson.id], verdicts.get(s.name, "not probed")))
         tally.wide.append(len(strands) > WIDE)
+        tally.answers.append(per_strand[s.lesson.id])
     tally.questions.append((len(strands), len(learner.asked)))
 
 
@@ -240,7 +245,9 @@ def bench(root: Path, learners: int, lessons: int | None, setting: Setting, seed
                 home = Path(tmp) / f"{n}-{k}"
                 home.mkdir()
                 os.environ["TUTOR_HOME"] = str(home)
-                run_one(home, root, lesson_id, setting, rng, tally)
+                # each session its own draws: two versions of the engine meet the same learners
+                learner_rng = random.Random(f"{seed}:{lesson_id}:{k}")
+                run_one(home, root, lesson_id, setting, learner_rng, tally)
     return tally
 
 
@@ -269,6 +276,12 @@ def report(label: str, tally: Tally, took: float) -> None:
         f" (max {max(asked, default=0)}; lessons of 3+ strands "
         f"{sum(many) / max(1, len(many)):.1f} over {len(many)})"
     )
+    for wide, side in ((False, f"≤{WIDE}"), (True, f">{WIDE}")):
+        counts = [n for n, w in zip(tally.answers, tally.wide, strict=True) if w == wide]
+        print(
+            f"  questions a strand in lessons of {side} strands"
+            f" {sum(counts) / max(1, len(counts)):.2f} (re-probes included)"
+        )
     confusion = Counter((lv, v) for _, lv, v in tally.pairs)
     for (level, verdict), n in sorted(confusion.items()):
         print(f"    {level:<8} → {verdict:<11} {n}")

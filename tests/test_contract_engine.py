@@ -26,7 +26,8 @@ def test_the_numbers_in_the_contract_are_the_codes():
     assert probe_budget.lesson_budget(7) == 14 and "(2 per strand, 1 per strand solid" in SECTION
     assert probe_budget.lesson_budget(14, recorded=14) == 14 and verdicts.CONFIRM == 1
     assert probe_budget.STRAND_MAX == 6 and "or it has 6 answers" in SECTION
-    assert probe_budget.SURE_ENOUGH == 0.8 and "0.8 likely" in SECTION
+    assert probe_budget.SURE_ENOUGH == 0.9 and "0.9 likely" in SECTION
+    assert 'a right answer tagged "no idea" counts as a miss' in SECTION
     assert probe_budget.RIGHT_CHANCE == (0.9, 0.5, 0.2) and "0.9, 0.5 and 0.2" in SECTION
     assert selection.CATCH_UP_STRANDS == 3 and "Three strands or more" in SECTION
     assert len(teach.FEYNMAN_RUBRIC) == 4 and "all four rubric points" in SECTION

@@ -48,9 +48,12 @@ def answer(prompt: Prompt, knows) -> Action:
     return Action(kind="error_type", value="1", text="did not know it")
 
 
-def probe(tmp_path, monkeypatch, root, lesson_id, knows=lambda item: True, records=None):
+def probe(
+    tmp_path, monkeypatch, root, lesson_id, knows=lambda item: True, records=None, reply=answer
+):
     """The lesson's probe as the line dialogue opens it: (probe prompts, the verdict notes,
-    the strands). `records`: verdicts by strand a previous session of the store found."""
+    the strands). `records`: verdicts by strand a previous session of the store found;
+    `reply(prompt, knows)`: the learner's answers."""
     monkeypatch.setenv("TUTOR_HOME", str(tmp_path))
     curriculum = load_path.load(root, [lesson_id])
     seen: list[Prompt] = []
@@ -63,7 +66,7 @@ def probe(tmp_path, monkeypatch, root, lesson_id, knows=lambda item: True, recor
         try:
             while session.prompt.stage not in ("plan", "teach", "done"):
                 seen.append(session.prompt)
-                session.act(answer(session.prompt, knows))
+                session.act(reply(session.prompt, knows))
         finally:
             session.close()
         notes = [n["body"] for n in store.sessions.notes(session.id) if n["kind"] == "verdict"]
@@ -187,3 +190,39 @@ def test_a_late_lesson_solid_in_the_records_reaches_teaching_in_12(
     evidence = [r for n in notes for r in n["evidence"] if r["lesson"] == first]
     assert len(evidence) >= 2 and notes[-1]["verdicts"][strands[0].name] == "unknown"
     assert all(v == "solid" for k, v in notes[-1]["verdicts"].items() if k != strands[0].name)
+
+
+def test_a_half_knower_is_not_called_solid_whichever_half(tmp_path, monkeypatch, workshop):
+    """A strand of six items, the learner knows three of them — any three, not only the easier
+    ones: the probe keeps asking while a half knower could still have been right by chance, so
+    even one whose known half is exactly what it asked first is not called solid."""
+    from itertools import combinations
+
+    lesson_id = "P1 L02"  # one prerequisite, six items
+    whole = load_curriculum(workshop)
+    [strand] = selection.strands(whole, whole.lesson(lesson_id))
+    bank = [q.id for q in strand.items]
+    assert len(bank) == 6
+    for n, half in enumerate(combinations(bank, 3)):
+        knows = lambda item, half=half: item.id in half  # noqa: E731
+        _, notes, _ = probe(tmp_path / str(n), monkeypatch, workshop, lesson_id, knows)
+        assert notes[-1]["verdicts"][strand.name] != "solid", half
+
+
+def test_a_lucky_guess_moves_the_search_like_a_miss(tmp_path, monkeypatch, workshop):
+    """Right but tagged "no idea" is a guess: the search asks what it asks after "I don't know"
+    (an easier item next), not what it asks after an answer the learner knew."""
+    lesson_id = "P1 L02"
+
+    def guessed(prompt: Prompt, knows) -> Action:
+        item = prompt.item
+        if item is not None and prompt.needs_confidence and item.type == "mcq":
+            return Action(kind="answer", value=str(item.correct_index), confidence="no_idea")
+        return answer(prompt, knows)
+
+    def asked_ids(home, reply) -> list[str]:
+        seen, notes, _ = probe(home, monkeypatch, workshop, lesson_id, lambda i: False, None, reply)
+        assert set(notes[-1]["verdicts"].values()) == {"unknown"}
+        return [p.item.id for p in asked(seen) if p.item is not None]
+
+    assert asked_ids(tmp_path / "guess", guessed) == asked_ids(tmp_path / "idk", answer)

@@ -14,7 +14,7 @@ from tutor.engine.verdicts import CONFIRM, MIN_EVIDENCE, needed
 
 LESSON_QUESTIONS = 12  # a lesson's probe questions, unless its strands need more first
 STRAND_MAX = 6  # answers one strand's search asks at most
-SURE_ENOUGH = 0.8  # a strand whose likeliest level is this likely is asked no more
+SURE_ENOUGH = 0.9  # a strand whose likeliest level is this likely is asked no more
 # the chance of a right answer at each level, for weighing the levels against the answers:
 # known (a slip now and then), half known, unknown (a guess among four, or "I don't know")
 RIGHT_CHANCE = (0.9, 0.5, 0.2)

@@ -38,12 +38,13 @@ def run(ctx: LessonContext) -> Script:
 
 def _known_now(answer: Answer) -> bool:
     """What a withheld answer says for the search: right is known (a hunch is re-probed later,
-    and the verdict counts it only then); a free recall not graded yet is known when the program
+    and the verdict counts it only then) unless tagged "no idea" (a lucky guess, which the
+    verdict does not credit either); a free recall not graded yet is known when the program
     finds that it touches more than half of the reference's key points (the learner or the
     model grades it with the results)."""
     item = answer.item
     if answer.outcome != "pending" or item is None:
-        return answer.outcome == "correct"
+        return answer.outcome == "correct" and answer.confidence != "no_idea"
     touched = selfgrade.touched(answer.answer, item.question, item.reference)
     return selfgrade.passes(len(touched), len(selfgrade.key_points(item.reference)))
 

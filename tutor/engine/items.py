@@ -164,32 +164,75 @@ def slots_for(n: int, salt: str) -> list[int]:
     return out[:n]
 
 
-Form = tuple[list[str], int, str]  # options, key index, "bank" or "repaired"
+Form = tuple[list[str], int, str]  # options, key index, "bank", "repaired" or "closed"
 ALTERNATIVES = 12  # fair option sets weighed per repaired item
 
 
+Sets = list[tuple[list[str], int]]  # option sets, each with its key index
+
+
 def _option_sets(
-    item: QuizItem, home: Lesson, keys: frozenset[str], shown: frozenset[str]
-) -> tuple[list[tuple[list[str], int]], set[str]]:
-    """The item's fair option sets (options, key index) and the rule codes it failed as the
-    bank wrote it: its own options when they pass, else up to ALTERNATIVES repaired sets (none
-    when its flaws are more than the options' shape). `keys`: the phase's keys; `shown`: the
+    item: QuizItem,
+    home: Lesson,
+    keys: frozenset[str],
+    vocabulary: dict[str, set[str]],
+    shown: frozenset[str],
+) -> tuple[Sets, Sets, set[str]]:
+    """The item's fair option sets (options, key index) — closed ones, then the others — and
+    the rule codes it failed as the bank wrote it: its own options when they pass, else up to
+    ALTERNATIVES repaired sets (none when its flaws are more than the options' shape), and
+    besides them its closed sets (`_closed_sets`) when its own options share another item's.
+    `keys`: the phase's keys; `vocabulary`: the phase's options → their items; `shown`: the
     texts already shown in its lesson."""
     issues = _issues(item)
     codes = {i.code or "?" for i in issues}
-    own_key = (
-        repair.norm(item.options[item.correct]) if 0 <= item.correct < len(item.options) else ""
-    )
-    if not issues and ({repair.norm(o) for o in item.options} - {own_key}) & (
-        (keys - {own_key}) | shown
-    ):
+    own = [repair.norm(o) for o in item.options]
+    own_key = own[item.correct] if 0 <= item.correct < len(item.options) else ""
+    closed: Sets = []
+    if not issues and (set(own) - {own_key}) & ((keys - {own_key}) | shown):
         codes = {"shared"}  # a distractor is another item's key or option: lend afresh
+        if all(vocabulary.get(o, set()) - {item.id} for o in own):
+            closed = _closed_sets(item, home, vocabulary)
     if not codes:
-        return [(list(item.options), item.correct)], codes
+        return [], [(list(item.options), item.correct)], codes
     if not codes <= REPAIRABLE | {"shared"}:
-        return [], codes
+        return [], [], codes
     found = repair.repairs(item, home, repair.donors(home), keys | shown, ALTERNATIVES)
-    return [(options, 0) for options in found], codes
+    return closed, [(options, 0) for options in found], codes
+
+
+def _closed_sets(item: QuizItem, home: Lesson, vocabulary: dict[str, set[str]]) -> Sets:
+    """The option sets of a closed-set item, one whose every option is an option of other
+    items of its phase too — one vocabulary of answers of one kind, like the account types of
+    a ledger: its own options, and up to ALTERNATIVES − 1 sets of its key with three other
+    texts its lesson's bank sets among the options of such items. "An option seen as a key
+    elsewhere" says nothing by itself here; the admission weighs how often each option is
+    another item's key."""
+    key = item.options[item.correct]
+    pool = {
+        repair.norm(o): o.strip()
+        for q in home.quiz
+        if q.type == "mcq"
+        for o in q.options
+        if vocabulary.get(repair.norm(o), set()) - {item.id}
+    }
+    pool.pop(repair.norm(key), None)
+    texts = sorted(pool.values())
+    rng = random.Random(_seed("closed", item.id))
+    out: Sets = [(list(item.options), item.correct)]
+    for _ in range(4 * ALTERNATIVES):
+        if len(out) >= ALTERNATIVES or len(texts) < 3:
+            break
+        options = [key, *rng.sample(texts, 3)]
+        fresh = all(
+            {repair.norm(o) for o in options} != {repair.norm(o) for o in s} for s, _ in out
+        )
+        q = QuizQuestion(
+            id=item.id, type="mcq", question=item.question, options=options, correct_index=0
+        )
+        if fresh and not mcq.blocking(mcq.audit_item(q)):
+            out.append((options, 0))
+    return out
 
 
 def choice_forms(
@@ -203,28 +246,37 @@ def choice_forms(
     strategy picks the key in more than ADMIT_CAP of them."""
     why: dict[str, str] = {}
     how: dict[str, str] = {}
-    admission = Admission()
-    keys = frozenset(
-        repair.norm(q.options[q.correct]) for q in bank if 0 <= q.correct < len(q.options)
-    )
+    keyed: dict[str, set[str]] = {}
+    vocabulary: dict[str, set[str]] = {}
+    for q in bank:
+        if 0 <= q.correct < len(q.options):
+            keyed.setdefault(repair.norm(q.options[q.correct]), set()).add(q.id)
+        for o in q.options:
+            vocabulary.setdefault(repair.norm(o), set()).add(q.id)
+    keys = frozenset(keyed)
+    admission = Admission(keys=keyed, vocabulary=vocabulary)
     for item in bank:
         if item.type == "numeric":
             continue
         home = homes[item.id]
-        sets, codes = _option_sets(item, home, keys, admission.in_use(home.id))
-        if not sets:
+        closed, sets, codes = _option_sets(item, home, keys, vocabulary, admission.in_use(home.id))
+        offer = Offer(item.question, home.title, home.id, closed + sets, len(closed))
+        if not offer.sets:
             why[item.id] = (
                 "its options repeat another item's key or option, and its lesson lends no "
                 "fair others"
                 if codes == {"shared"}
                 else f"failed the quiz rules ({', '.join(sorted(codes))})"
             )
-        elif admission.offer(item.id, Offer(item.question, home.title, home.id, sets)) is None:
+        elif admission.offer(item.id, offer) is None:
             why[item.id] = "every fair set of its options repeats an option shown in its lesson"
         else:
             how[item.id] = "repaired" if codes else "bank"
     offered = dict(admission.chosen)
-    forms = {i: (o, k, how[i]) for i, (o, k) in admission.settle().items()}
+    forms = {
+        i: (o, k, "closed" if (i, admission.chosen[i]) in admission.closed else how[i])
+        for i, (o, k) in admission.settle().items()
+    }
     for item_id in offered.keys() - forms.keys():
         offer = admission.offers[item_id]
         opts, key = offer.sets[offered[item_id]]
@@ -270,6 +322,9 @@ def _choice_forms(
             why[item.id] = reasons.get(item.id, "not a choice item")
             continue
         options, key_at, how = forms[item.id]
+        if how == "closed":  # its options are keys anyway: the admission weighed how often
+            chosen[item.id] = (options, key_at, how)
+            continue
         others = {
             repair.norm(o.options[o.correct])
             for o in items

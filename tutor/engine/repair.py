@@ -12,6 +12,9 @@ document names, and statements the document makes that do not answer the stem
   length strategy finds it;
 - **form**: the same opening (an article, `To`, `Because`, `It`, a gerund …), code with code,
   the same capitalisation and closing punctuation;
+- **answer kind**: options of the key's kind (a reason, an action, a number, a claim, a name)
+  come first, so a "why …" stem does not leave the key the only reason
+  (tutor.engine.answer_kinds);
 - **stem echo**: when the key repeats a stem word, the chosen distractors repeat stem words as
   often, so "the option echoing the stem" finds it no more than chance;
 - **never a second key**: an option is never taken from an item asking much the same thing
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 
 from learning_system.curriculum import Lesson, QuizItem
 from tutor.engine import lesson_statements
+from tutor.engine.answer_kinds import answer_kind
 from tutor.gates import mcq
 from tutor.gates.envelopes import QuizQuestion
 
@@ -223,7 +227,8 @@ class _Tiers:
         on_topic = bool(self.topic & d.words) or d.kind in _WRITTEN_WRONG
         words_off = abs(len(text.split()) - n_words) > max(2, n_words // 3)
         unlike_key = bool(self.asked & stems(d.words)) != bool(self.asked & stems(self.key_words))
-        return echo_off + (not on_topic) + words_off + 2 * unlike_key
+        other_kind = answer_kind(text) != answer_kind(self.key)  # a fact where a reason is asked
+        return echo_off + (not on_topic) + words_off + 2 * unlike_key + 3 * other_kind
 
 
 def repair(

@@ -52,8 +52,8 @@ class Admission:
     scale: list[float] = field(default_factory=list)  # per strategy, its weight in balancing
     capped: list[bool] = field(default_factory=list)  # per strategy, held to ADMIT_CAP
     shown: dict[str, dict[str, int]] = field(default_factory=dict)  # lesson → text → count
-    keys: dict[str, set[str]] = field(default_factory=dict)  # the phase's keys → their items
-    vocabulary: dict[str, set[str]] = field(default_factory=dict)  # its options → their items
+    keys: dict[str, set[str]] = field(default_factory=dict)  # the phase's keys → their stems
+    vocabulary: dict[str, set[str]] = field(default_factory=dict)  # its options → their stems
     closed: set[tuple[str, int]] = field(default_factory=set)  # (item, set) of closed sets
 
     def in_use(self, lesson: str) -> frozenset[str]:
@@ -69,8 +69,8 @@ class Admission:
                 o,
                 k,
                 offer.title,
-                [len(self.keys.get(norm(t), set()) - {item_id}) for t in o],
-                [len(self.vocabulary.get(norm(t), set()) - {item_id}) for t in o],
+                [len(self.keys.get(norm(t), set()) - {offer.question}) for t in o],
+                [len(self.vocabulary.get(norm(t), set()) - {offer.question}) for t in o],
             )
             for o, k in offer.sets
         ]

@@ -60,7 +60,9 @@ def strategy_scores(
         for n, w in enumerate(option_words)
     ]
     shapes = [form(o) for o in options]
-    longest = max(lengths)  # every option of that length is struck (the shown order is not this)
+    # strike one longest option, pick the longest left: when several tie for longest, striking
+    # any of them leaves the rest, so it picks as "longest" does (whatever the shown order)
+    longest = max(lengths) if lengths.count(max(lengths)) == 1 else -1
     return {
         "longest": [float(n) for n in lengths],
         "shortest": [float(-n) for n in lengths],

@@ -174,7 +174,7 @@ Sets = list[tuple[list[str], int]]  # option sets, each with its key index
 def _option_sets(
     item: QuizItem,
     home: Lesson,
-    keys: frozenset[str],
+    keyed: dict[str, set[str]],
     vocabulary: dict[str, set[str]],
     shown: frozenset[str],
 ) -> tuple[Sets, Sets, set[str]]:
@@ -182,17 +182,18 @@ def _option_sets(
     the rule codes it failed as the bank wrote it: its own options when they pass, else up to
     ALTERNATIVES repaired sets (none when its flaws are more than the options' shape), and
     besides them its closed sets (`_closed_sets`) when its own options share another item's.
-    `keys`: the phase's keys; `vocabulary`: the phase's options → their items; `shown`: the
-    texts already shown in its lesson."""
+    `keyed`, `vocabulary`: the phase's keys, and options, → their items; `shown`: the texts
+    already shown in its lesson."""
     issues = _issues(item)
     codes = {i.code or "?" for i in issues}
+    keys = frozenset(keyed)
     own = [repair.norm(o) for o in item.options]
     own_key = own[item.correct] if 0 <= item.correct < len(item.options) else ""
     closed: Sets = []
     if not issues and (set(own) - {own_key}) & ((keys - {own_key}) | shown):
         codes = {"shared"}  # a distractor is another item's key or option: lend afresh
-        if all(vocabulary.get(o, set()) - {item.id} for o in own):
-            closed = _closed_sets(item, home, vocabulary)
+        if all(vocabulary.get(o, set()) - {item.question} for o in own):
+            closed = _closed_sets(item, home, keyed)
     if not codes:
         return [], [(list(item.options), item.correct)], codes
     if not codes <= REPAIRABLE | {"shared"}:
@@ -201,29 +202,31 @@ def _option_sets(
     return closed, [(options, 0) for options in found], codes
 
 
-def _closed_sets(item: QuizItem, home: Lesson, vocabulary: dict[str, set[str]]) -> Sets:
+def _closed_sets(item: QuizItem, home: Lesson, keyed: dict[str, set[str]]) -> Sets:
     """The option sets of a closed-set item, one whose every option is an option of other
     items of its phase too — one vocabulary of answers of one kind, like the account types of
     a ledger: its own options, and up to ALTERNATIVES − 1 sets of its key with three other
-    texts its lesson's bank sets among the options of such items. "An option seen as a key
-    elsewhere" says nothing by itself here; the admission weighs how often each option is
-    another item's key."""
+    texts its lesson's bank sets among its options that are other items' keys, each drawn as
+    often as it is a key — as the key itself was — so that neither how often an option is a
+    key nor how often it is shown tells the key from the rest (the admission weighs both)."""
     key = item.options[item.correct]
     pool = {
         repair.norm(o): o.strip()
         for q in home.quiz
         if q.type == "mcq"
         for o in q.options
-        if vocabulary.get(repair.norm(o), set()) - {item.id}
+        if keyed.get(repair.norm(o), set()) - {item.question}
     }
     pool.pop(repair.norm(key), None)
     texts = sorted(pool.values())
+    often = [len(keyed[repair.norm(t)] - {item.question}) for t in texts]
     rng = random.Random(_seed("closed", item.id))
     out: Sets = [(list(item.options), item.correct)]
-    for _ in range(4 * ALTERNATIVES):
-        if len(out) >= ALTERNATIVES or len(texts) < 3:
-            break
-        options = [key, *rng.sample(texts, 3)]
+    for _ in range(4 * ALTERNATIVES if len(texts) >= 3 else 0):
+        picks: list[str] = []
+        while len(picks) < 3:
+            picks += [t for t in rng.choices(texts, often) if t not in picks]
+        options = [key, *picks]
         fresh = all(
             {repair.norm(o) for o in options} != {repair.norm(o) for o in s} for s, _ in out
         )
@@ -232,6 +235,8 @@ def _closed_sets(item: QuizItem, home: Lesson, vocabulary: dict[str, set[str]]) 
         )
         if fresh and not mcq.blocking(mcq.audit_item(q)):
             out.append((options, 0))
+        if len(out) >= ALTERNATIVES:
+            break
     return out
 
 
@@ -250,16 +255,15 @@ def choice_forms(
     vocabulary: dict[str, set[str]] = {}
     for q in bank:
         if 0 <= q.correct < len(q.options):
-            keyed.setdefault(repair.norm(q.options[q.correct]), set()).add(q.id)
+            keyed.setdefault(repair.norm(q.options[q.correct]), set()).add(q.question)
         for o in q.options:
-            vocabulary.setdefault(repair.norm(o), set()).add(q.id)
-    keys = frozenset(keyed)
+            vocabulary.setdefault(repair.norm(o), set()).add(q.question)
     admission = Admission(keys=keyed, vocabulary=vocabulary)
     for item in bank:
         if item.type == "numeric":
             continue
         home = homes[item.id]
-        closed, sets, codes = _option_sets(item, home, keys, vocabulary, admission.in_use(home.id))
+        closed, sets, codes = _option_sets(item, home, keyed, vocabulary, admission.in_use(home.id))
         offer = Offer(item.question, home.title, home.id, closed + sets, len(closed))
         if not offer.sets:
             why[item.id] = (

@@ -114,3 +114,45 @@ def test_the_kind_of_answer_a_stem_asks_for_is_a_strategy() -> None:
     assert answer_kind("Neurons whose input is always negative") != "action"
     assert asked_kind("How many stones does the mill turn?") == "number"
     assert answer_kind("3 stones") == "number"
+
+
+WHY_CONCEPT = (
+    "It keeps the pond full so that the morning grinding can start early. "
+    "It stops floating branches because they come down the race at night. "
+    "It spares the lower field so the water does not flood the young wheat. "
+    "It is a wooden gate with iron hinges that is set in the mill race. "
+    "It is the oldest part of the mill and was built by the first miller. "
+    "It is painted red every spring by the miller and his two young sons. "
+)
+
+
+def test_repair_lends_distractors_of_the_kind_the_stem_asks_for(tmp_path: Path) -> None:
+    """A "why" item whose own distractors are one-word names is repaired from its lesson: its
+    best set lends reasons like its key, though the lesson offers facts of the same length and
+    opening ("It is …") that a learner who knows nothing would strike (the sets after it, with
+    a fact, are the admission's to weigh by the answer_kind strategy)."""
+    folder = tmp_path / "course" / "phases" / "01-p" / "01-the-sluice"
+    (folder / "docs").mkdir(parents=True)
+    doc = "# The Sluice\n\n> Water on demand.\n\n## The Concept\n\n" + WHY_CONCEPT + "\n"
+    (folder / "docs" / "en.md").write_text(doc, encoding="utf-8")
+    key = "It saves the stones, so they do not grind with no one near"
+    bank = [
+        {
+            "id": "sluice-night",
+            "stage": "post",
+            "question": "Why does the miller close the sluice at night?",
+            "options": ["Rust", key, "Wood", "Mud"],
+            "correct": 1,
+            "explanation": "An untended mill can burn.",
+        }
+    ]
+    (folder / "quiz.json").write_text(json.dumps(bank), encoding="utf-8")
+    lesson = load_curriculum(tmp_path / "course").lessons[0]
+    facts = [d.text for d in repair.donors(lesson) if d.text.startswith("It is")]
+    assert len(facts) >= 3 and all(answer_kind(t) != "reason" for t in facts)
+    found = repair.repairs(lesson.quiz[0], lesson, repair.donors(lesson), limit=4)
+    assert found
+    best = found[0]  # the lesson says three reasons: the best set lends all of them
+    assert [answer_kind(o) for o in best] == ["reason"] * 4, best
+    question = lesson.quiz[0].question
+    assert not guessing.guessable_by(question, best, 0, among=frozenset({"answer_kind"}))

@@ -1,5 +1,5 @@
-"""What kind of answer a stem asks for (a reason, an action, a number) and what kind of answer an
-option is — so that a choice whose key alone is of the asked kind is found by elimination
+"""What kind of answer a stem asks for (a reason, an action, an outcome, a number) and what kind
+of answer an option is — so that a choice whose key alone is of the asked kind is found by elimination
 (tutor.engine.guessing) and repair lends distractors of the key's kind (tutor.engine.repair)."""
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ _ASKS_REASON = re.compile(
     re.I,
 )
 _ASKS_NUMBER = re.compile(r"\bhow (many|much)\b|\bwhat (number|percentage|fraction)\b", re.I)
-_ASKS_ACTION = re.compile(r"\bwhat does\b.*\bdo\s*\??\s*$", re.I)
+_ASKS_ACTION = re.compile(r"\bwhat does\b.*\bdo\b(?!es)", re.I)
+_ASKS_OUTCOME = re.compile(r"\bwhat happens\b", re.I)
+_CLAUSES = frozenset({"reason", "action", "claim"})  # what says what happens; a name does not
 _REASON = re.compile(
     r"^\s*(because|since|to|so that|in order|due to|otherwise)\b|\b(because|so that|so|since|"
     r"due to|in order to|which (means|lets|allows|causes)|thus|therefore|otherwise|prevents?|"
@@ -29,11 +31,14 @@ _CLAUSE = re.compile(
 
 
 def asked_kind(question: str) -> str:
-    """The kind of answer the stem asks for: "reason", "number", "action", or "" (no telling)."""
+    """The kind of answer the stem asks for: "reason", "number", "action", "outcome", or ""
+    (no telling)."""
     if _ASKS_NUMBER.search(question):
         return "number"
     if _ASKS_REASON.search(question):
         return "reason"
+    if _ASKS_OUTCOME.search(question):
+        return "outcome"
     if _ASKS_ACTION.search(question):
         return "action"
     return ""
@@ -62,6 +67,7 @@ def answer_kind(option: str) -> str:
 
 def fits(question: str, option: str) -> bool:
     """Whether the option is of the kind the stem asks for (False when the stem asks for no
-    particular kind: then no option stands out by it)."""
+    particular kind: then no option stands out by it). An outcome is any clause."""
     asked = asked_kind(question)
-    return bool(asked) and answer_kind(option) == asked
+    kind = answer_kind(option)
+    return bool(asked) and (kind == asked or (asked == "outcome" and kind in _CLAUSES))

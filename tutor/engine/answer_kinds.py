@@ -1,6 +1,7 @@
 """What kind of answer a stem asks for (a reason, an action, an outcome, a number) and what kind
-of answer an option is — so that a choice whose key alone is of the asked kind is found by elimination
-(tutor.engine.guessing) and repair lends distractors of the key's kind (tutor.engine.repair)."""
+of answer an option is — so that a choice whose key alone is of the asked kind is found by
+elimination (tutor.engine.guessing), and repair lends distractors of the asked kind
+(tutor.engine.repair)."""
 
 from __future__ import annotations
 

@@ -9,9 +9,9 @@ sets allow. It picks greedily in bank order, then revisits each item while that 
 phase nearer chance, and only then drops items — each time the one whose leaving brings the
 strategies most under the cap — until no strategy's own pick finds the key in more than
 ADMIT_CAP of the admitted items plus SLACK. No option text is shown twice in a lesson, except in
-a closed set: an item whose every option is another item's key (the account types of a ledger),
-where "an option seen as a key elsewhere" says nothing by itself; the strategies weigh how often
-each option is another item's key (`keys`) or option (`vocabulary`), so a frequency learner is
+a closed set (tutor.engine.items: options of one vocabulary, like the columns of a ledger), where
+"an option seen as a key elsewhere" says nothing by itself; the strategies weigh how often each
+option is another question's key (`keys`) or option (`vocabulary`), so a frequency learner is
 held to the cap like every other strategy.
 """
 
@@ -52,8 +52,8 @@ class Admission:
     scale: list[float] = field(default_factory=list)  # per strategy, its weight in balancing
     capped: list[bool] = field(default_factory=list)  # per strategy, held to ADMIT_CAP
     shown: dict[str, dict[str, int]] = field(default_factory=dict)  # lesson → text → count
-    keys: dict[str, set[str]] = field(default_factory=dict)  # the phase's keys → their stems
-    vocabulary: dict[str, set[str]] = field(default_factory=dict)  # its options → their stems
+    keys: dict[str, set[str]] = field(default_factory=dict)  # the phase's keys → their questions
+    vocabulary: dict[str, set[str]] = field(default_factory=dict)  # its options → their questions
     closed: set[tuple[str, int]] = field(default_factory=set)  # (item, set) of closed sets
 
     def in_use(self, lesson: str) -> frozenset[str]:

@@ -182,8 +182,8 @@ def _option_sets(
     the rule codes it failed as the bank wrote it: its own options when they pass, else up to
     ALTERNATIVES repaired sets (none when its flaws are more than the options' shape), and
     besides them its closed sets (`_closed_sets`) when its own options share another item's.
-    `keyed`, `vocabulary`: the phase's keys, and options, → their items; `shown`: the texts
-    already shown in its lesson."""
+    `keyed`, `vocabulary`: the phase's keys, and options, → the questions they belong to (two
+    items asking the same count once); `shown`: the texts already shown in its lesson."""
     issues = _issues(item)
     codes = {i.code or "?" for i in issues}
     keys = frozenset(keyed)
@@ -326,7 +326,7 @@ def _choice_forms(
             why[item.id] = reasons.get(item.id, "not a choice item")
             continue
         options, key_at, how = forms[item.id]
-        if how == "closed":  # its options are keys anyway: the admission weighed how often
+        if how == "closed":  # one vocabulary recurs by nature: the admission weighed how often
             chosen[item.id] = (options, key_at, how)
             continue
         others = {

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from learning_system.curriculum import Curriculum, Lesson, QuizItem
 from tutor.engine import repair
 from tutor.engine.admission import Admission, Offer
+from tutor.engine.closed_sets import closed_sets
 from tutor.engine.guessing import guessable_by
 from tutor.gates import mcq
 from tutor.gates.envelopes import QuizQuestion
@@ -181,7 +182,8 @@ def _option_sets(
     """The item's fair option sets (options, key index) — closed ones, then the others — and
     the rule codes it failed as the bank wrote it: its own options when they pass, else up to
     ALTERNATIVES repaired sets (none when its flaws are more than the options' shape), and
-    besides them its closed sets (`_closed_sets`) when its own options share another item's.
+    besides them its closed sets (tutor.engine.closed_sets) when its own options share another
+    item's.
     `keyed`, `vocabulary`: the phase's keys, and options, → the questions they belong to (two
     items asking the same count once); `shown`: the texts already shown in its lesson."""
     issues = _issues(item)
@@ -193,51 +195,13 @@ def _option_sets(
     if not issues and (set(own) - {own_key}) & ((keys - {own_key}) | shown):
         codes = {"shared"}  # a distractor is another item's key or option: lend afresh
         if all(vocabulary.get(o, set()) - {item.question} for o in own):
-            closed = _closed_sets(item, home, keyed)
+            closed = closed_sets(item, home, keyed, ALTERNATIVES)
     if not codes:
         return [], [(list(item.options), item.correct)], codes
     if not codes <= REPAIRABLE | {"shared"}:
         return [], [], codes
     found = repair.repairs(item, home, repair.donors(home), keys | shown, ALTERNATIVES)
     return closed, [(options, 0) for options in found], codes
-
-
-def _closed_sets(item: QuizItem, home: Lesson, keyed: dict[str, set[str]]) -> Sets:
-    """The option sets of a closed-set item, one whose every option is an option of other
-    items of its phase too — one vocabulary of answers of one kind, like the account types of
-    a ledger: its own options, and up to ALTERNATIVES − 1 sets of its key with three other
-    texts its lesson's bank sets among its options that are other items' keys, each drawn as
-    often as it is a key — as the key itself was — so that neither how often an option is a
-    key nor how often it is shown tells the key from the rest (the admission weighs both)."""
-    key = item.options[item.correct]
-    pool = {
-        repair.norm(o): o.strip()
-        for q in home.quiz
-        if q.type == "mcq"
-        for o in q.options
-        if keyed.get(repair.norm(o), set()) - {item.question}
-    }
-    pool.pop(repair.norm(key), None)
-    texts = sorted(pool.values())
-    often = [len(keyed[repair.norm(t)] - {item.question}) for t in texts]
-    rng = random.Random(_seed("closed", item.id))
-    out: Sets = [(list(item.options), item.correct)]
-    for _ in range(4 * ALTERNATIVES if len(texts) >= 3 else 0):
-        picks: list[str] = []
-        while len(picks) < 3:
-            picks += [t for t in rng.choices(texts, often) if t not in picks]
-        options = [key, *picks]
-        fresh = all(
-            {repair.norm(o) for o in options} != {repair.norm(o) for o in s} for s, _ in out
-        )
-        q = QuizQuestion(
-            id=item.id, type="mcq", question=item.question, options=options, correct_index=0
-        )
-        if fresh and not mcq.blocking(mcq.audit_item(q)):
-            out.append((options, 0))
-        if len(out) >= ALTERNATIVES:
-            break
-    return out
 
 
 def choice_forms(

@@ -15,10 +15,14 @@ multiple-choice items:
 - wording: strike the option that admits no exception (`always`, `never`, `only` …), keep the
   hedged one (`usually`, `may` …); of the two options most alike (shared letter triples),
   one is the key; strike the options sharing no word (by stem) with the stem or the title;
-- seen as a key elsewhere: strike every option that was revealed as another item's key in
-  the course, pick among the rest;
+- answer kind: the option of the kind the stem asks for (a reason for "why …", an action for
+  "what does X do", a number for "how many") — elimination by the form of the answer;
+- seen as a key elsewhere: strike the option revealed least often as another item's key in the
+  course, or pick the one revealed most often; pick the option shown most often over the
+  course's choices (a closed set whose keys recur more than its other members);
 - test-wise: a scorer trained on the revealed keys of the OTHER lessons of the course
-  (features of each option relative to its siblings: length and word ranks, overlaps, form),
+  (features of each option relative to its siblings: length and word ranks, overlaps, form,
+  answer kind, how often it was revealed as a key),
   picking the option it scores highest.
 
 A strategy's hit rate is its expected share of keys found, ties broken at random. Printed per
@@ -91,23 +95,30 @@ def collect(root: Path, seed: str, lessons: int) -> tuple[list[Shown], int]:
 
 
 # the strategies that need more than the item: its course's revealed keys ----------------------
-def strike_seen_keys(shown: Sequence[Shown]) -> list[float]:
-    """Strike every option that was revealed as another item's key; pick among the rest."""
+def seen_counts(shown: Sequence[Shown]) -> list[list[int]]:
+    """Per shown choice, per option: how many other presented items (by question) revealed it
+    as their key (what "strike the option seen as a key elsewhere" and "pick the one seen
+    most" use)."""
     keys: dict[str, set[str]] = defaultdict(set)
     for s in shown:
         keys[_norm(s.options[s.key])].add(s.question)
-    out = []
+    return [[len(keys.get(_norm(o), set()) - {s.question}) for o in s.options] for s in shown]
+
+
+def shown_counts(shown: Sequence[Shown]) -> list[list[int]]:
+    """Per shown choice, per option: in how many other presented items (by question) it is an
+    option (a closed set whose keys recur more than its other members gives them away with no
+    key revealed: "pick the option shown most")."""
+    asked: dict[str, set[str]] = defaultdict(set)
     for s in shown:
-        alive = [
-            n for n, o in enumerate(s.options) if not (keys.get(_norm(o), set()) - {s.question})
-        ]
-        out.append(1 / len(alive) if s.key in alive else 0.0 if alive else 0.25)
-    return out
+        for o in s.options:
+            asked[_norm(o)].add(s.question)
+    return [[len(asked[_norm(o)] - {s.question}) for o in s.options] for s in shown]
 
 
-def _features(s: Shown) -> list[list[float]]:
+def _features(s: Shown, seen: Sequence[int], times: Sequence[int]) -> list[list[float]]:
     """Per option, features relative to its siblings (ranks and shares, never raw text)."""
-    scores = strategy_scores(s.question, s.options, s.title)
+    scores = strategy_scores(s.question, s.options, s.title, seen, times)
     shapes = [form(o) for o in s.options]
     out = []
     for n in range(len(s.options)):
@@ -141,9 +152,12 @@ def _train(rows: Sequence[tuple[list[list[float]], int]], rounds: int = 60) -> l
     return w
 
 
-def testwise(shown: Sequence[Shown]) -> list[float]:
-    """Trained on the revealed keys of every other lesson's items, tried on this lesson's."""
-    feats = [_features(s) for s in shown]
+def testwise(
+    shown: Sequence[Shown], seen: Sequence[Sequence[int]], times: Sequence[Sequence[int]]
+) -> list[float]:
+    """Trained on the revealed keys of every other lesson's items (how often each option was
+    revealed as a key among them), tried on this lesson's."""
+    feats = [_features(*row) for row in zip(shown, seen, times, strict=True)]
     by_home: dict[str, list[int]] = defaultdict(list)
     for n, s in enumerate(shown):
         by_home[s.home].append(n)
@@ -169,11 +183,11 @@ def hit_rates(shown: Sequence[Shown]) -> dict[str, float]:
     if not shown:
         return {}
     per: dict[str, list[float]] = defaultdict(list)
-    for s in shown:
-        for name, values in strategy_scores(s.question, s.options, s.title).items():
+    seen, times = seen_counts(shown), shown_counts(shown)
+    for s, counts, n in zip(shown, seen, times, strict=True):
+        for name, values in strategy_scores(s.question, s.options, s.title, counts, n).items():
             per[name].append(chance_of_key(values, s.key))
-    per["strike_seen_keys"] = strike_seen_keys(shown)
-    per["testwise"] = testwise(shown)
+    per["testwise"] = testwise(shown, seen, times)
     return {name: sum(v) / len(shown) for name, v in per.items()}
 
 

@@ -8,7 +8,11 @@ learns (tutor.engine.guessing.placed_weights) — finds the key as near one time
 sets allow. It picks greedily in bank order, then revisits each item while that brings the
 phase nearer chance, and only then drops items — each time the one whose leaving brings the
 strategies most under the cap — until no strategy's own pick finds the key in more than
-ADMIT_CAP of the admitted items plus SLACK. No option text is shown twice in a lesson.
+ADMIT_CAP of the admitted items plus SLACK. No option text is shown twice in a lesson, except in
+a closed set (tutor.engine.items: options of one vocabulary, like the columns of a ledger), where
+"an option seen as a key elsewhere" says nothing by itself; the strategies weigh how often each
+option is another question's key (`keys`) or option (`vocabulary`), so a frequency learner is
+held to the cap like every other strategy.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ class Offer:
     title: str  # its lesson's title (a strategy compares options with it)
     lesson: str  # no option text is shown twice in one lesson
     sets: list[tuple[list[str], int]]
+    closed: int = 0  # how many of the sets, first, are closed sets (tutor.engine.items)
 
 
 @dataclass
@@ -47,6 +52,9 @@ class Admission:
     scale: list[float] = field(default_factory=list)  # per strategy, its weight in balancing
     capped: list[bool] = field(default_factory=list)  # per strategy, held to ADMIT_CAP
     shown: dict[str, dict[str, int]] = field(default_factory=dict)  # lesson → text → count
+    keys: dict[str, set[str]] = field(default_factory=dict)  # the phase's keys → their questions
+    vocabulary: dict[str, set[str]] = field(default_factory=dict)  # its options → their questions
+    closed: set[tuple[str, int]] = field(default_factory=set)  # (item, set) of closed sets
 
     def in_use(self, lesson: str) -> frozenset[str]:
         return frozenset(t for t, n in self.shown.get(lesson, {}).items() if n > 0)
@@ -54,7 +62,18 @@ class Admission:
     def offer(self, item_id: str, offer: Offer) -> tuple[list[str], int] | None:
         """Take the item's sets; the one chosen for it so far (None: every set repeats a text
         already shown in its lesson)."""
-        rows = [placed_weights(offer.question, o, k, offer.title) for o, k in offer.sets]
+        self.closed |= {(item_id, n) for n in range(offer.closed)}
+        rows = [
+            placed_weights(
+                offer.question,
+                o,
+                k,
+                offer.title,
+                [len(self.keys.get(norm(t), set()) - {offer.question}) for t in o],
+                [len(self.vocabulary.get(norm(t), set()) - {offer.question}) for t in o],
+            )
+            for o, k in offer.sets
+        ]
         if not rows:
             return None
         if not self.names:
@@ -71,6 +90,9 @@ class Admission:
         return offer.sets[best]
 
     def _texts(self, item_id: str, n: int) -> list[str]:
+        """The texts of a set that must not repeat in its lesson (none for a closed set)."""
+        if (item_id, n) in self.closed:
+            return []
         options, key = self.offers[item_id].sets[n]
         return [norm(o) for m, o in enumerate(options) if m != key]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from tutor.engine.answer_kinds import fits
 from tutor.engine.repair import form, stems
 from tutor.engine.words import content_words
 
@@ -36,10 +37,19 @@ def _closest_pair(options: Sequence[str]) -> list[float]:
 
 
 def strategy_scores(
-    question: str, options: Sequence[str], title: str = ""
+    question: str,
+    options: Sequence[str],
+    title: str = "",
+    seen: Sequence[int] = (),
+    shown: Sequence[int] = (),
 ) -> dict[str, list[float]]:
     """Per answer-free strategy, the score it gives each option (it picks a highest one):
-    length and shape, words shared with the stem and the lesson's title, the odd one out."""
+    length and shape, words shared with the stem and the lesson's title, the odd one out, the
+    option of the kind the stem asks for, and — given, per option, how many other items have it
+    as their key (`seen`) or among their options (`shown`) — the option seen most often as a
+    key, or least often, and the one shown most often."""
+    counts = [float(n) for n in seen] if seen else [0.0] * len(options)
+    times = [float(n) for n in shown] if shown else [0.0] * len(options)
     lengths = [len(o) for o in options]
     mean = sum(lengths) / len(lengths)
     stem = content_words(question)
@@ -50,7 +60,9 @@ def strategy_scores(
         for n, w in enumerate(option_words)
     ]
     shapes = [form(o) for o in options]
-    longest = max(range(len(options)), key=lambda n: lengths[n])
+    # strike one longest option, pick the longest left: when several tie for longest, striking
+    # any of them leaves the rest, so it picks as "longest" does (whatever the shown order)
+    longest = max(lengths) if lengths.count(max(lengths)) == 1 else -1
     return {
         "longest": [float(n) for n in lengths],
         "shortest": [float(-n) for n in lengths],
@@ -64,15 +76,17 @@ def strategy_scores(
         "odd_length": [abs(n - mean) for n in lengths],
         "typical_length": [-abs(n - mean) for n in lengths],
         "odd_shape": [float(-sum(1 for t in shapes if t == s)) for s in shapes],
-        "strike_longest": [
-            float(lengths[n]) if n != longest else -1.0 for n in range(len(options))
-        ],
+        "strike_longest": [float(n) if n != longest else -1.0 for n in lengths],
         "hedged": [
             float(len(_HEDGE.findall(o.lower())) - 2 * len(_ABSOLUTE.findall(o.lower())))
             for o in options
         ],
         "closest_pair": [round(v, 6) for v in _closest_pair(options)],
         "strike_off_topic": [float(bool(stems(stem | topic) & stems(w))) for w in option_words],
+        "answer_kind": [float(fits(question, o)) for o in options],
+        "seen_key": counts,
+        "strike_seen_key": [-n for n in counts],
+        "most_shown": times,
     }
 
 
@@ -100,24 +114,34 @@ def _rank_chances(values: Sequence[float], key: int) -> list[float]:
 
 
 def guess_weights(
-    question: str, options: Sequence[str], key: int, title: str = ""
+    question: str,
+    options: Sequence[str],
+    key: int,
+    title: str = "",
+    seen: Sequence[int] = (),
+    shown: Sequence[int] = (),
 ) -> dict[str, float]:
     """For each answer-free strategy, the chance it picks the key: 1 when the key alone scores
     highest, 1/k when it ties with k − 1 others (a guesser breaks ties at random), else 0."""
     return {
         name: chance_of_key(values, key)
-        for name, values in strategy_scores(question, options, title).items()
+        for name, values in strategy_scores(question, options, title, seen, shown).items()
     }
 
 
 def placed_weights(
-    question: str, options: Sequence[str], key: int, title: str = ""
+    question: str,
+    options: Sequence[str],
+    key: int,
+    title: str = "",
+    seen: Sequence[int] = (),
+    shown: Sequence[int] = (),
 ) -> dict[str, float]:
     """guess_weights, and for each strategy also "pick the option in its 2nd, 3rd or 4th
     place" (`name@2` …): what a test-wise learner who has seen where keys fall learns. An
     admission that keeps each of these near chance leaves such a learner nothing to learn."""
     out: dict[str, float] = {}
-    for name, values in strategy_scores(question, options, title).items():
+    for name, values in strategy_scores(question, options, title, seen, shown).items():
         out[name] = chance_of_key(values, key)
         for r, w in enumerate(_rank_chances(values, key), start=2):
             out[f"{name}@{r}"] = w

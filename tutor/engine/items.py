@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from learning_system.curriculum import Curriculum, Lesson, QuizItem
 from tutor.engine import repair
 from tutor.engine.admission import Admission, Offer
+from tutor.engine.closed_sets import closed_sets
 from tutor.engine.guessing import guessable_by
 from tutor.gates import mcq
 from tutor.gates.envelopes import QuizQuestion
@@ -164,32 +165,43 @@ def slots_for(n: int, salt: str) -> list[int]:
     return out[:n]
 
 
-Form = tuple[list[str], int, str]  # options, key index, "bank" or "repaired"
+Form = tuple[list[str], int, str]  # options, key index, "bank", "repaired" or "closed"
 ALTERNATIVES = 12  # fair option sets weighed per repaired item
 
 
+Sets = list[tuple[list[str], int]]  # option sets, each with its key index
+
+
 def _option_sets(
-    item: QuizItem, home: Lesson, keys: frozenset[str], shown: frozenset[str]
-) -> tuple[list[tuple[list[str], int]], set[str]]:
-    """The item's fair option sets (options, key index) and the rule codes it failed as the
-    bank wrote it: its own options when they pass, else up to ALTERNATIVES repaired sets (none
-    when its flaws are more than the options' shape). `keys`: the phase's keys; `shown`: the
-    texts already shown in its lesson."""
+    item: QuizItem,
+    home: Lesson,
+    keyed: dict[str, set[str]],
+    vocabulary: dict[str, set[str]],
+    shown: frozenset[str],
+) -> tuple[Sets, Sets, set[str]]:
+    """The item's fair option sets (options, key index) — closed ones, then the others — and
+    the rule codes it failed as the bank wrote it: its own options when they pass, else up to
+    ALTERNATIVES repaired sets (none when its flaws are more than the options' shape), and
+    besides them its closed sets (tutor.engine.closed_sets) when its own options share another
+    item's.
+    `keyed`, `vocabulary`: the phase's keys, and options, → the questions they belong to (two
+    items asking the same count once); `shown`: the texts already shown in its lesson."""
     issues = _issues(item)
     codes = {i.code or "?" for i in issues}
-    own_key = (
-        repair.norm(item.options[item.correct]) if 0 <= item.correct < len(item.options) else ""
-    )
-    if not issues and ({repair.norm(o) for o in item.options} - {own_key}) & (
-        (keys - {own_key}) | shown
-    ):
+    keys = frozenset(keyed)
+    own = [repair.norm(o) for o in item.options]
+    own_key = own[item.correct] if 0 <= item.correct < len(item.options) else ""
+    closed: Sets = []
+    if not issues and (set(own) - {own_key}) & ((keys - {own_key}) | shown):
         codes = {"shared"}  # a distractor is another item's key or option: lend afresh
+        if all(vocabulary.get(o, set()) - {item.question} for o in own):
+            closed = closed_sets(item, home, keyed, ALTERNATIVES)
     if not codes:
-        return [(list(item.options), item.correct)], codes
+        return [], [(list(item.options), item.correct)], codes
     if not codes <= REPAIRABLE | {"shared"}:
-        return [], codes
+        return [], [], codes
     found = repair.repairs(item, home, repair.donors(home), keys | shown, ALTERNATIVES)
-    return [(options, 0) for options in found], codes
+    return closed, [(options, 0) for options in found], codes
 
 
 def choice_forms(
@@ -203,28 +215,36 @@ def choice_forms(
     strategy picks the key in more than ADMIT_CAP of them."""
     why: dict[str, str] = {}
     how: dict[str, str] = {}
-    admission = Admission()
-    keys = frozenset(
-        repair.norm(q.options[q.correct]) for q in bank if 0 <= q.correct < len(q.options)
-    )
+    keyed: dict[str, set[str]] = {}
+    vocabulary: dict[str, set[str]] = {}
+    for q in bank:
+        if 0 <= q.correct < len(q.options):
+            keyed.setdefault(repair.norm(q.options[q.correct]), set()).add(q.question)
+        for o in q.options:
+            vocabulary.setdefault(repair.norm(o), set()).add(q.question)
+    admission = Admission(keys=keyed, vocabulary=vocabulary)
     for item in bank:
         if item.type == "numeric":
             continue
         home = homes[item.id]
-        sets, codes = _option_sets(item, home, keys, admission.in_use(home.id))
-        if not sets:
+        closed, sets, codes = _option_sets(item, home, keyed, vocabulary, admission.in_use(home.id))
+        offer = Offer(item.question, home.title, home.id, closed + sets, len(closed))
+        if not offer.sets:
             why[item.id] = (
                 "its options repeat another item's key or option, and its lesson lends no "
                 "fair others"
                 if codes == {"shared"}
                 else f"failed the quiz rules ({', '.join(sorted(codes))})"
             )
-        elif admission.offer(item.id, Offer(item.question, home.title, home.id, sets)) is None:
+        elif admission.offer(item.id, offer) is None:
             why[item.id] = "every fair set of its options repeats an option shown in its lesson"
         else:
             how[item.id] = "repaired" if codes else "bank"
     offered = dict(admission.chosen)
-    forms = {i: (o, k, how[i]) for i, (o, k) in admission.settle().items()}
+    forms = {
+        i: (o, k, "closed" if (i, admission.chosen[i]) in admission.closed else how[i])
+        for i, (o, k) in admission.settle().items()
+    }
     for item_id in offered.keys() - forms.keys():
         offer = admission.offers[item_id]
         opts, key = offer.sets[offered[item_id]]
@@ -270,6 +290,9 @@ def _choice_forms(
             why[item.id] = reasons.get(item.id, "not a choice item")
             continue
         options, key_at, how = forms[item.id]
+        if how == "closed":  # one vocabulary recurs by nature: the admission weighed how often
+            chosen[item.id] = (options, key_at, how)
+            continue
         others = {
             repair.norm(o.options[o.correct])
             for o in items

@@ -12,6 +12,9 @@ document names, and statements the document makes that do not answer the stem
   length strategy finds it;
 - **form**: the same opening (an article, `To`, `Because`, `It`, a gerund …), code with code,
   the same capitalisation and closing punctuation;
+- **answer kind**: when the stem asks for a kind of answer (a reason, an action, a number) and
+  the key is one, options of that kind come first, so a "why …" stem does not leave the key the
+  only reason (tutor.engine.answer_kinds);
 - **stem echo**: when the key repeats a stem word, the chosen distractors repeat stem words as
   often, so "the option echoing the stem" finds it no more than chance;
 - **never a second key**: an option is never taken from an item asking much the same thing
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 
 from learning_system.curriculum import Lesson, QuizItem
 from tutor.engine import lesson_statements
+from tutor.engine.answer_kinds import fits
 from tutor.gates import mcq
 from tutor.gates.envelopes import QuizQuestion
 
@@ -216,6 +220,7 @@ class _Tiers:
     asked: set[str]  # stems of the stem's and title's words: what "strike the off-topic" uses
     key: str
     key_words: set[str]
+    question: str
 
     def __call__(self, d: Donor, text: str) -> int:
         n_words = len(self.key.split())
@@ -223,7 +228,8 @@ class _Tiers:
         on_topic = bool(self.topic & d.words) or d.kind in _WRITTEN_WRONG
         words_off = abs(len(text.split()) - n_words) > max(2, n_words // 3)
         unlike_key = bool(self.asked & stems(d.words)) != bool(self.asked & stems(self.key_words))
-        return echo_off + (not on_topic) + words_off + 2 * unlike_key
+        other_kind = fits(self.question, text) != fits(self.question, self.key)  # a fact for "why"
+        return echo_off + (not on_topic) + words_off + 2 * unlike_key + 3 * other_kind
 
 
 def repair(
@@ -267,6 +273,7 @@ def repairs(
         stems(stem_words | words(lesson.title)),
         key,
         key_words,
+        item.question,
     )
     own_norm = {norm(o) for o in item.options}
     lo, hi = LENGTH_BAND

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tutor.engine import admission, guessing, items, probe_budget, repair, selection, verdicts
+from tutor.engine import (
+    admission,
+    guessing,
+    items,
+    learner_levels,
+    probe_budget,
+    repair,
+    selection,
+    verdicts,
+)
 from tutor.engine.phases import teach
 from tutor.engine.verdicts import Evidence, strand_verdict
 
@@ -28,7 +37,7 @@ def test_the_numbers_in_the_contract_are_the_codes():
     assert probe_budget.STRAND_MAX == 6 and "or it has 6 answers" in SECTION
     assert probe_budget.SURE_ENOUGH == 0.9 and "0.9 likely" in SECTION
     assert 'a right answer tagged "no idea" counts as a miss' in SECTION
-    assert probe_budget.RIGHT_CHANCE == (0.9, 0.5, 0.2) and "0.9, 0.5 and 0.2" in SECTION
+    assert learner_levels.RIGHT_CHANCE == (0.9, 0.5, 0.2) and "0.9, 0.5 and 0.2" in SECTION
     assert selection.CATCH_UP_STRANDS == 3 and "Three strands or more" in SECTION
     assert len(teach.FEYNMAN_RUBRIC) == 4 and "all four rubric points" in SECTION
 

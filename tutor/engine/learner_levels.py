@@ -4,26 +4,47 @@ the answers leave the level most in doubt, and the verdict is the likeliest leve
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
 LEVELS = ("known", "half known", "unknown")
 # the chance of a right answer at each level: known (a slip now and then), half known, unknown
 # (a guess among four, or "I don't know")
 RIGHT_CHANCE = (0.9, 0.5, 0.2)
+# a free recall has no options to guess from: the program's grading rarely passes it unknown
+RECALL_RIGHT_CHANCE = (0.9, 0.5, 0.05)
 
 
-def chances(right: float, total: float) -> tuple[float, ...]:
-    """How likely each level is after `right` of `total` answers (alike before any). The counts
-    may be fractional: an answer worth w that is credited c counts w·c right and w·(1 − c)
-    missed, so its likelihood is p^(w·c) · (1 − p)^(w·(1 − c))."""
-    weights = [p**right * (1 - p) ** (total - right) for p in RIGHT_CHANCE]
+@dataclass(frozen=True)
+class Weighed:
+    """One answer as evidence: how much of it counts right and how much missed (1 and 0, or 0
+    and 1, for a plain answer; less for weaker evidence), and whether it was free recall."""
+
+    right: float
+    missed: float
+    recall: bool = False
+
+
+def chances(answers: Iterable[Weighed]) -> tuple[float, ...]:
+    """How likely each level is after these answers (alike before any): an answer that counts
+    r right and m missed has the likelihood p^r · (1 − p)^m at a level right p of the time."""
+    logs = [0.0] * len(LEVELS)
+    for a in answers:
+        rates = RECALL_RIGHT_CHANCE if a.recall else RIGHT_CHANCE
+        for k, p in enumerate(rates):
+            logs[k] += a.right * math.log(p) + a.missed * math.log(1 - p)
+    top = max(logs)
+    weights = [math.exp(x - top) for x in logs]
     return tuple(w / sum(weights) for w in weights)
 
 
-def likeliest(right: float, total: float) -> str:
-    """The level most likely after `right` of `total` answers (the better known one on a tie)."""
-    odds = chances(right, total)
+def likeliest(answers: Iterable[Weighed]) -> str:
+    """The level most likely after these answers (the better known one on a tie)."""
+    odds = chances(answers)
     return LEVELS[odds.index(max(odds))]
 
 
-def doubt(right: float, total: float) -> float:
+def doubt(answers: Iterable[Weighed]) -> float:
     """How much in doubt the level still is: 1 − the chance of the likeliest level."""
-    return 1 - max(chances(right, total))
+    return 1 - max(chances(answers))

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from learning_system.curriculum import Lesson
 from tutor.engine.edge_search import EdgeSearch
 from tutor.engine.items import Presented
-from tutor.engine.learner_levels import doubt
+from tutor.engine.learner_levels import Weighed, doubt
 from tutor.engine.verdicts import CONFIRM, MIN_EVIDENCE, needed
 
 LESSON_QUESTIONS = 12  # a lesson's probe questions, unless its strands need more first
@@ -34,7 +34,7 @@ def batch_budget(left: int, needs_left: int, needs: int) -> int:
 
 
 def _doubt_of(search: EdgeSearch) -> float:
-    return doubt(sum(search.answers.values()), len(search.answers))
+    return doubt(Weighed(k, not k, i in search.recall) for i, k in search.answers.items())
 
 
 def short_of(search: EdgeSearch, recorded: bool = False) -> bool:

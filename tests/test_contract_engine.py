@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tutor.engine import admission, guessing, items, probe_budget, repair, selection, verdicts
+from tutor.engine import (
+    admission,
+    guessing,
+    items,
+    learner_levels,
+    probe_budget,
+    repair,
+    selection,
+    verdicts,
+)
 from tutor.engine.phases import teach
 from tutor.engine.verdicts import Evidence, strand_verdict
 
@@ -28,20 +37,24 @@ def test_the_numbers_in_the_contract_are_the_codes():
     assert probe_budget.STRAND_MAX == 6 and "or it has 6 answers" in SECTION
     assert probe_budget.SURE_ENOUGH == 0.9 and "0.9 likely" in SECTION
     assert 'a right answer tagged "no idea" counts as a miss' in SECTION
-    assert probe_budget.RIGHT_CHANCE == (0.9, 0.5, 0.2) and "0.9, 0.5 and 0.2" in SECTION
+    assert learner_levels.RIGHT_CHANCE == (0.9, 0.5, 0.2) and "0.9, 0.5 and 0.2" in SECTION
+    assert (
+        learner_levels.RECALL_RIGHT_CHANCE == (0.9, 0.5, 0.05) and "an unknown one 0.05" in SECTION
+    )
     assert selection.CATCH_UP_STRANDS == 3 and "Three strands or more" in SECTION
     assert len(teach.FEYNMAN_RUBRIC) == 4 and "all four rubric points" in SECTION
 
 
 def row(outcome="correct", confidence="sure", follow_up="", self_graded=False):
+    """A strand's graded answer (follow_up "free recall": a free-recall one)."""
     return Evidence("item", "P1 L01", "option 1", confidence, outcome, follow_up, self_graded)
 
 
 def test_verdict_rules():
     assert verdicts.MIN_EVIDENCE == 2 and "fewer than 2 graded answers" in SECTION
-    assert verdicts.SELF_GRADED_WEIGHT == 0.5 and "answer 0.5" in SECTION
-    assert (verdicts.SOLID_SHARE, verdicts.UNKNOWN_SHARE) == (0.7, 0.25)
-    assert "`solid` at 0.7 or more" in SECTION and "`unknown` below 0.25" in SECTION
+    assert verdicts.SELF_GRADED_WEIGHT == 0.5 and "answer counts half of all that" in SECTION
+    assert verdicts.HUNCH_WEIGHT == 0.5 and "a hunch counts 0.5 right" in SECTION
+    assert "the level the probe's own level model finds likeliest" in SECTION
     assert selection.CATCH_UP_GROUP == 3 and "batches of at most 3 strands" in SECTION
     assert strand_verdict([row()]) == "not probed"  # one answer is no evidence
     # ... unless it confirms what the records show: right and sure on a strand solid in them
@@ -65,7 +78,7 @@ def test_verdict_rules():
     assert (
         strand_verdict([row(confidence="hunch", follow_up="re-probe: right, unsure"), row("wrong")])
         == "unstable"
-    )  # 0.5 of 2: not below 0.25
+    )  # 1 right (the hunch 0.5, its re-probe 0.5), 1 missed
     assert (
         strand_verdict(
             [
@@ -75,27 +88,55 @@ def test_verdict_rules():
             ]
         )
         == "unknown"
-    )  # 0.5 of 3
+    )  # 1 right, 2 missed
     assert (
         strand_verdict([row(confidence="hunch", follow_up="re-probe: wrong"), row()]) == "unstable"
     )
-    assert strand_verdict([row(), row(), row(), row("wrong")]) == "solid"  # 0.75
-    assert strand_verdict([row(), row(), row("wrong")]) == "unstable"  # 0.67
-    assert strand_verdict([row(), row()], misconception=True) == "unstable"
-    assert strand_verdict([row(), row("wrong"), row("idk", "no_idea")]) == "unstable"  # 1/3
+    assert strand_verdict([row(), row(), row(), row("wrong")]) == "solid"  # one slip in four
+    # the model finds half known likelier than known after one slip in three (0.125 to 0.081)
+    assert strand_verdict([row(), row(), row("wrong")]) == "unstable"
+    # one right of three choice answers is what guessing yields; a free recall is not guessed
+    assert strand_verdict([row(), row("wrong"), row("idk", "no_idea")]) == "unknown"
+    recall = row(follow_up="free recall")
+    assert strand_verdict([recall, row("wrong"), row("idk", "no_idea")]) == "unstable"
     assert (
         strand_verdict([row(), row("wrong"), row("idk", "no_idea"), row("wrong"), row("wrong")])
         == "unknown"
     )  # 1/5
     # a self-graded answer weighs half: right on two MCQs, wrong on the free recall → solid;
-    # right on the free recall only, wrong on three MCQs → unknown (0.5 of 3.5), while one
-    # MCQ right instead is unstable (1 of 4)
+    # right on the free recall only, wrong on three MCQs → unknown (0.5 right, 3 missed), like
+    # one MCQ right instead (1 right, 3 missed)
     assert strand_verdict([row(), row(), row("wrong", self_graded=True)]) == "solid"
     assert (
         strand_verdict([row("wrong"), row("wrong"), row("wrong"), row(self_graded=True)])
         == "unknown"
     )
-    assert strand_verdict([row("wrong"), row("wrong"), row("wrong"), row()]) == "unstable"
+    assert strand_verdict([row("wrong"), row("wrong"), row("wrong"), row()]) == "unknown"
+
+
+def test_a_verdict_is_the_likeliest_level_of_the_search_model():
+    """The verdict and the search weigh answers with one model; a right hunch is weaker
+    evidence of knowing, not half a miss."""
+    unsure_again = row(confidence="hunch", follow_up="re-probe: right, unsure")
+    # a knower right four times, unsure on two of them (each re-probed right, unsure again),
+    # with one slip: the old credited share (2 of 4) called it unstable
+    assert strand_verdict([row(), unsure_again, unsure_again, row("wrong")]) == "solid"
+    assert (
+        strand_verdict([row(), row(), row("wrong"), row("wrong"), row("wrong"), row("wrong")])
+        != "solid"
+    )
+    assert strand_verdict([row(), row(), row(), row()], misconception=True) == "unstable"
+    # right throughout but never sure (hunches re-probed right, unsure again) is not solid
+    assert strand_verdict([unsure_again] * 4) == "unstable"
+    assert "no answer right and sure (the answer itself or its re-probe)" in SECTION
+    assert (
+        strand_verdict([row(), row(confidence="hunch", follow_up="re-probe: wrong")]) == "unstable"
+    )
+    # the search's doubt is the verdict model's: 0.9 sure of "known" after four right answers
+    four = [learner_levels.Weighed(1, 0)] * 4
+    assert learner_levels.likeliest(four) == "known"
+    assert probe_budget.SURE_ENOUGH < 1 - learner_levels.doubt(four)
+    assert 1 - learner_levels.doubt(four[:3]) < probe_budget.SURE_ENOUGH
 
 
 def test_plan_and_prior_wording_in_the_contract():

@@ -11,6 +11,7 @@ from learning_system.curriculum import load_curriculum
 from learning_system.store import Store
 from tutor import learner as load_path
 from tutor.engine import probe_budget, selection
+from tutor.engine.edge_search import EdgeSearch
 from tutor.engine.items import Presented, broad_to_narrow
 from tutor.engine.runner import open_session
 from tutor.engine.turns import Action, Prompt
@@ -226,3 +227,13 @@ def test_a_lucky_guess_moves_the_search_like_a_miss(tmp_path, monkeypatch, works
         return [p.item.id for p in asked(seen) if p.item is not None]
 
     assert asked_ids(tmp_path / "guess", guessed) == asked_ids(tmp_path / "idk", answer)
+
+
+def test_a_right_free_recall_leaves_less_doubt_than_a_right_choice():
+    """The search weighs answers with the verdict's level model: a right free recall has no
+    options to guess from, so one right of three leaves "unknown" less likely after it."""
+    searches = [EdgeSearch(4, recall=frozenset({0})), EdgeSearch(4)]
+    for search in searches:
+        for i, known in enumerate((True, False, False)):
+            search.record(i, known)
+    assert probe_budget.most_in_doubt(searches) == 1

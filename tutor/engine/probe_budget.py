@@ -10,14 +10,12 @@ from collections.abc import Sequence
 from learning_system.curriculum import Lesson
 from tutor.engine.edge_search import EdgeSearch
 from tutor.engine.items import Presented
+from tutor.engine.learner_levels import Weighed, doubt
 from tutor.engine.verdicts import CONFIRM, MIN_EVIDENCE, needed
 
 LESSON_QUESTIONS = 12  # a lesson's probe questions, unless its strands need more first
 STRAND_MAX = 6  # answers one strand's search asks at most
 SURE_ENOUGH = 0.9  # a strand whose likeliest level is this likely is asked no more
-# the chance of a right answer at each level, for weighing the levels against the answers:
-# known (a slip now and then), half known, unknown (a guess among four, or "I don't know")
-RIGHT_CHANCE = (0.9, 0.5, 0.2)
 
 
 def lesson_budget(strands: int, recorded: int = 0) -> int:
@@ -35,15 +33,8 @@ def batch_budget(left: int, needs_left: int, needs: int) -> int:
     return max(needs, share)
 
 
-def doubt(right: int, total: int) -> float:
-    """How much in doubt a strand's level still is after `right` of `total` answers: 1 − the
-    chance of its likeliest level (known, half known, unknown; alike before any answer)."""
-    weights = [p**right * (1 - p) ** (total - right) for p in RIGHT_CHANCE]
-    return 1 - max(weights) / sum(weights)
-
-
 def _doubt_of(search: EdgeSearch) -> float:
-    return doubt(sum(search.answers.values()), len(search.answers))
+    return doubt(Weighed(k, not k, i in search.recall) for i, k in search.answers.items())
 
 
 def short_of(search: EdgeSearch, recorded: bool = False) -> bool:

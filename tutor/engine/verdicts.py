@@ -5,11 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from tutor.engine.learner_levels import Weighed, likeliest
+
 MIN_EVIDENCE = 2  # a strand's verdict needs this many graded answers of its own concept
 CONFIRM = 1  # or this many, all credited in full, when the learner's records show it solid
 SELF_GRADED_WEIGHT = 0.5  # a self-graded free-recall answer counts half an MCQ's
-SOLID_SHARE = 0.7
-UNKNOWN_SHARE = 0.25
+HUNCH_WEIGHT = 0.5  # a right answer tagged a hunch counts half a sure one
+REPROBE = {  # what a hunch's re-probe adds: (right, missed)
+    "re-probe: right, sure": (1.0, 0.0),
+    "re-probe: right, unsure": (HUNCH_WEIGHT, 0.0),
+    "re-probe: wrong": (0.0, 1.0),
+}
+VERDICT_OF_LEVEL = {"known": "solid", "half known": "unstable", "unknown": "unknown"}
 NOT_PROBED = "not probed"
 GRADED_OUTCOMES = ("correct", "wrong", "idk")
 
@@ -58,21 +65,40 @@ def needed(recorded: bool, known: Iterable[bool]) -> int:
     return CONFIRM if recorded and all(known) else MIN_EVIDENCE
 
 
+def weighed(row: Evidence) -> list[Weighed]:
+    """A graded answer as the level model's evidence, weighing SELF_GRADED_WEIGHT when
+    self-graded: right and sure counts right; right with a hunch counts HUNCH_WEIGHT right
+    (weaker evidence, not a miss), and its re-probe — another item — counts on its own (right
+    and sure 1, right but unsure HUNCH_WEIGHT, wrong a miss); anything else (wrong, "I don't
+    know", right tagged "no idea") counts a miss."""
+    w = SELF_GRADED_WEIGHT if row.self_graded else 1.0
+    recall = row.follow_up == "free recall"
+    if row.outcome != "correct" or row.confidence not in ("sure", "hunch"):
+        return [Weighed(0.0, w, recall)]
+    if row.confidence == "sure":
+        return [Weighed(w, 0.0, recall)]
+    again = [Weighed(*REPROBE[row.follow_up])] if row.follow_up in REPROBE else []
+    return [Weighed(w * HUNCH_WEIGHT, 0.0, recall), *again]
+
+
 def strand_verdict(
     evidence: Sequence[Evidence], misconception: bool = False, recorded: bool = False
 ) -> str:
-    """From a strand's own graded answers: the known share (each answer's credit, weighted 1,
-    a self-graded one SELF_GRADED_WEIGHT). `solid` at SOLID_SHARE or more with no
-    misconception; `unknown` below UNKNOWN_SHARE; otherwise `unstable`. Fewer graded answers
-    than `needed` (MIN_EVIDENCE; CONFIRM, all credited in full, for a strand `recorded` solid):
-    `not probed` (no verdict)."""
+    """From a strand's own graded answers (`weighed`): the likeliest level of the search's
+    model (tutor.engine.learner_levels) — known `solid` (`unstable` with a misconception or
+    when no answer was right and sure: `sure_right`), half known `unstable`, unknown `unknown`.
+    Fewer graded answers than `needed` (MIN_EVIDENCE; CONFIRM, all credited in full, for a
+    strand `recorded` solid): `not probed` (no verdict)."""
     graded = [r for r in evidence if r.outcome in GRADED_OUTCOMES]
     if len(graded) < needed(recorded, (credit(r) == 1.0 for r in graded)):
         return NOT_PROBED
-    weight = [SELF_GRADED_WEIGHT if r.self_graded else 1.0 for r in graded]
-    share = sum(w * credit(r) for w, r in zip(weight, graded, strict=True)) / sum(weight)
-    if share < UNKNOWN_SHARE:
-        return "unknown"
-    if share >= SOLID_SHARE and not misconception:
-        return "solid"
-    return "unstable"
+    verdict = VERDICT_OF_LEVEL[likeliest(w for r in graded for w in weighed(r))]
+    held_back = misconception or not any(map(sure_right, graded))
+    return "unstable" if verdict == "solid" and held_back else verdict
+
+
+def sure_right(row: Evidence) -> bool:
+    """Whether an answer, or its re-probe, was right and sure."""
+    return row.outcome == "correct" and (
+        row.confidence == "sure" or row.follow_up == "re-probe: right, sure"
+    )

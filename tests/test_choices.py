@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import importlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from guessers_driver import run_guessers
 
 from learning_system.curriculum import Curriculum, load_curriculum
 from tutor.commands.items import presented_items
@@ -241,18 +240,9 @@ def test_a_testwise_learner_gains_nothing_on_a_generated_course(tmp_path: Path, 
     sessions present are choices, and neither the best single strategy nor the test-wise learner
     trained on the other lessons' revealed keys finds more than GUESS_CEILING of the keys."""
     root = glossary_course.write_course(tmp_path / subject, subject, seed=11)
-    run = subprocess.run(
-        [sys.executable, "bench/guessers.py", "--curriculum", str(root), "--seeds", "1"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stderr
-    lines = run.stdout.splitlines()
-    share = next(line for line in lines if "choices:" in line)
-    assert float(share.split()[1].rstrip("%")) >= 50, run.stdout
+    share, lines, out = run_guessers(root)
+    assert share >= 50, out
     for name in ("testwise", "hedged", "closest_pair", "best strategy:"):
         line = next(line for line in lines if line.strip().startswith(name))
         rate = float(line.split(name)[1].split()[-1 if name != "best strategy:" else 1].rstrip("%"))
-        assert rate <= 30.0, run.stdout
+        assert rate <= 30.0, out

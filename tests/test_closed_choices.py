@@ -8,16 +8,14 @@ admission weighs."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from guessers_driver import run_guessers
 
 from learning_system.curriculum import load_curriculum
 from tutor.engine import admission, guessing, items, repair
 from tutor.engine.answer_kinds import answer_kind, asked_kind
 from tutor.testing.ledger_maker import write_ledger_course
-
-ROOT = Path(__file__).resolve().parents[1]
 
 COLOURS = ["amber", "coral", "ivory", "olive", "peach", "slate"]  # one kind, one length
 
@@ -170,22 +168,13 @@ def test_the_ledger_course_is_asked_in_fair_choices(tmp_path: Path) -> None:
     (the option most or least often revealed as a key, the one shown most), the answer kind and
     the test-wise learner included — finds more than 30% of the keys."""
     root = write_ledger_course(tmp_path / "ledger")
-    run = subprocess.run(
-        [sys.executable, "bench/guessers.py", "--curriculum", str(root), "--seeds", "1"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stderr
-    lines = run.stdout.splitlines()
-    share = next(line for line in lines if "choices:" in line)
-    assert float(share.split()[1].rstrip("%")) >= 50, run.stdout
+    share, lines, out = run_guessers(root)
+    assert share >= 50, out
     rates = {
         line.split()[0]: float(line.split()[-1].rstrip("%"))
         for line in lines
         if line.startswith("    ")
     }
     for name in ("seen_key", "strike_seen_key", "most_shown", "answer_kind", "testwise"):
-        assert name in rates, run.stdout
-    assert max(rates.values()) <= 30.0, run.stdout
+        assert name in rates, out
+    assert max(rates.values()) <= 30.0, out

@@ -144,6 +144,46 @@ def test_the_unverified_note_sources_and_flags_wrap_at_words_within_the_width(mo
         assert whole in words  # no word cut at the edge
 
 
+def test_every_line_wraps_at_words_the_title_and_options_too(monkeypatch):
+    """A probe's long header and a long option wrap at words within the terminal's width."""
+    import io
+
+    from tutor.engine.items import Presented
+    from tutor.engine.turns import Prompt
+    from tutor.plain import PlainIO
+
+    monkeypatch.setenv("COLUMNS", "61")
+    out = io.StringIO()
+    item = Presented(
+        id="q1",
+        lesson_id="L1",
+        type="mcq",
+        question="Which of these holds?",
+        options=["a statement about the reservoir that is long enough to wrap", "short"],
+        correct_index=1,
+        reference="short",
+        bloom="remember",
+        stage="pre",
+    )
+    title = "Probe · strand 1 of 4 · catch-up across Reservoirs, Sluices and Mills · question 1"
+    PlainIO(io.StringIO(), out).show(
+        Prompt(
+            kind="choice",
+            message_id="m",
+            stage="probe",
+            title=title,
+            position="",
+            content="",
+            item=item,
+        )
+    )
+    lines = out.getvalue().strip("\n").split("\n")
+    assert all(len(line) <= 60 for line in lines), lines
+    words = " ".join(lines).split()
+    for whole in ("catch-up", "Sluices", "question", "reservoir", "enough"):
+        assert whole in words  # no word cut at the edge
+
+
 def test_free_recall_text_is_saved_before_its_confidence_and_offered_back(tmp_path):
     """kill -9 at the confidence prompt loses no typed text: it is in the store at once, and
     the resumed lesson offers it back to be tagged."""
@@ -336,3 +376,11 @@ def test_a_diagram_block_is_labelled_as_a_diagram_in_the_line_dialogue(tmp_path)
     assert "graph LR; sample --> mean" in lines[at:]
     assert lines.index("[end of diagram]") > lines.index("graph LR; sample --> mean") > at
     assert "```" not in shown and "mermaid\n" not in shown
+
+
+def test_a_table_cell_is_clipped_at_a_word_and_marked():
+    from tutor.engine.words import clip
+
+    assert clip("Multi-Layer Networks and Forward Pass", 34) == "Multi-Layer Networks and Forward…"
+    assert clip("Weight Initialization and Training", 34) == "Weight Initialization and Training"
+    assert clip("x" * 40, 34) == "x" * 33 + "…"

@@ -100,6 +100,17 @@ def _width() -> int:
     return max(40, min(100, shutil.get_terminal_size((80, 24)).columns - 1))
 
 
+def fit(text: str, stream: TextIO) -> str:
+    """A text as it is written to `stream`: terminal escape sequences removed, never
+    interpreted, and lines wider than the terminal (or $COLUMNS) wrapped at words, never cut
+    mid-word — left whole on a pipe with no $COLUMNS, where a script reads each line whole."""
+    import os
+
+    text = valid_text(strip_terminal(text))
+    wrapped = os.environ.get("COLUMNS") or _isatty(stream)
+    return wrap_lines(text, _width()) if wrapped else text
+
+
 class PlainIO:
     def __init__(self, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
         self.stdin = stdin or sys.stdin
@@ -120,8 +131,8 @@ class PlainIO:
 
     def say(self, text: str = "") -> None:
         """Print a line. Curriculum text, fetched excerpts and the learner's own words all pass
-        through here, so terminal escape sequences in them are removed, never interpreted."""
-        self.stdout.write(valid_text(strip_terminal(text)) + "\n")
+        through here (`fit`)."""
+        self.stdout.write(fit(text, self.stdout) + "\n")
         self.stdout.flush()
 
     def ask(self, label: str) -> str:
@@ -161,7 +172,7 @@ class PlainIO:
             self.say(f"!! {prompt.banner}")
         item = prompt.item
         if item is not None and prompt.kind in ("choice", "numeric", "text"):
-            self.say(wrap_lines(item.question, _width()))
+            self.say(item.question)
             for n, option in enumerate(item.options):
                 self.say(f"  {option_label(n)}  {option}")
             if item.type == "mcq":
@@ -173,7 +184,7 @@ class PlainIO:
         elif prompt.content and prompt.stage == "teach" and prompt.kind == "read":
             self.say(render_markdown(prompt.content, _width()))
         elif prompt.content:
-            self.say(wrap_lines(prompt.content, _width()))
+            self.say(prompt.content)
         if prompt.kind == "error_type":
             for n, name in enumerate(ERROR_TYPES, 1):
                 self.say(f"  {n} {name:<14} {ERROR_TYPE_MEANING[name]}")
@@ -187,8 +198,8 @@ class PlainIO:
             )
         if prompt.sources:
             notes.insert(0, "sources: " + " · ".join(prompt.sources))
-        for note in notes:  # wrapped at words, as a reader on a narrow terminal needs them
-            self.say(wrap_lines(note, _width()))
+        for note in notes:
+            self.say(note)
 
     def help(self, prompt: Prompt) -> None:
         self.say("Keys on this screen")

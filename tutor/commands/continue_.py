@@ -54,7 +54,7 @@ def run_plain(args: argparse.Namespace) -> int:
     from tutor.engine.progress import Activity
     from tutor.engine.runner import after_lesson, open_session
     from tutor.engine.sources import sources_summary
-    from tutor.plain import Paused, PlainIO, drive
+    from tutor.plain import Paused, PlainIO, drive, fit
 
     io = PlainIO()
     with learner.open_store() as store:
@@ -66,7 +66,7 @@ def run_plain(args: argparse.Namespace) -> int:
             curriculum,
             lesson_ref=args.lesson,
             offline=args.offline,
-            progress=lambda line: print(line, file=sys.stderr),
+            progress=lambda line: print(fit(line, sys.stderr), file=sys.stderr),
             activity=activity,
             take_over=args.take_over,
         )
@@ -83,7 +83,7 @@ def run_plain(args: argparse.Namespace) -> int:
                 session.pack_start.notice,
             ):
                 if line:
-                    print(line, file=sys.stderr)
+                    print(fit(line, sys.stderr), file=sys.stderr)
         try:
             drive(io, session)
         except Paused:

@@ -19,3 +19,13 @@ def content_words(text: str) -> set[str]:
 def words(text: str) -> set[str]:
     """Substantive words of a text (lower case, no short or common words)."""
     return {w for w in content_words(text) if len(w) > 2}
+
+
+def clip(text: str, width: int) -> str:
+    """A text cut to at most `width` characters at a word, marked with "…" when cut."""
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    if " " in cut and not text[width - 1].isspace():
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:-") + "…"

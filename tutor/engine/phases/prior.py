@@ -11,6 +11,7 @@ from tutor.engine.records import Note
 from tutor.engine.screens import status
 from tutor.engine.selection import Strand, slug
 from tutor.engine.turns import Action, Prompt, Table
+from tutor.engine.words import clip
 
 
 def run(ctx: LessonContext, strands: list[Strand]) -> Generator[Prompt, Action, None]:
@@ -40,7 +41,10 @@ def run(ctx: LessonContext, strands: list[Strand]) -> Generator[Prompt, Action, 
         "Before we start: what your records suggest (a hypothesis — the probe decides)",
         "",
     ]
-    lines += [f"  {r['prerequisite'][:34]:<34} {r['evidence'][:34]:<34} {r['plan']}" for r in table]
+    lines += [
+        f"  {clip(r['prerequisite'], 34):<34} {clip(r['evidence'], 34):<34} {r['plan']}"
+        for r in table
+    ]
     rows = [[r["prerequisite"], r["evidence"], r["plan"]] for r in table]
     yield from status(
         ctx,

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from learning_system.terminal import strip_terminal
 from tutor.app.drawn import Drawn, ahead
 from tutor.app.text import safe
 from tutor.engine.turns import Prompt
 
 MARK = {"correct": "✓ right", "wrong": "✗ wrong", "idk": "· I don't know"}
 COLOUR = {"correct": "green", "wrong": "red"}
+# a column's share of the width: the question widest, the answers next, the marks least
+RATIO = {"question": 5, "your answer": 4, "right answer": 4, "outcome": 3}
 
 _last: tuple[Prompt, Drawn] | None = None  # the table drawn ahead, for the prompt it was made for
 
@@ -21,24 +24,30 @@ def table(prompt: Prompt) -> Table:
     assert prompt.table is not None
     headers, rows = prompt.table.headers, prompt.table.rows
     results = "outcome" in headers and "confidence" in headers
-    # a column with nothing in it (no follow-up in this batch) takes no room
+    # in results, the confidence and the follow-up are said in the outcome's cell, under it
+    folded = {"confidence", "follow-up"} if results else set()
+    # a column with nothing in it takes no room
     shown = [
-        n
-        for n, h in enumerate(headers)
-        if (n == 0 or any(r[n] for r in rows)) and not (results and h == "confidence")
+        n for n, h in enumerate(headers) if (n == 0 or any(r[n] for r in rows)) and h not in folded
     ]
     grid = Table(expand=True, padding=(0, 1))
     for n in shown:
-        grid.add_column(headers[n], overflow="fold")
+        grid.add_column(
+            headers[n], overflow="fold", ratio=RATIO.get(headers[n]) if results else None
+        )
     for row in rows:
         cells = [safe(c) for c in row]
         style = ""
         if results:
-            outcome, sure = row[headers.index("outcome")], row[headers.index("confidence")]
+            cell = dict(zip(headers, row, strict=True))
+            outcome, sure = cell["outcome"], cell["confidence"]
             word = MARK.get(outcome, outcome) + (f" ({sure.replace('_', ' ')})" if sure else "")
             if outcome == "wrong" and sure == "sure":
                 word, style = "✗ wrong — you were sure", "bold reverse"
-            cells[headers.index("outcome")] = safe(word, COLOUR.get(outcome, ""))
+            mark = safe(word, COLOUR.get(outcome, ""))
+            if cell.get("follow-up"):
+                mark.append("\n" + strip_terminal(cell["follow-up"]), style="dim")
+            cells[headers.index("outcome")] = mark
         grid.add_row(*[cells[n] for n in shown], style=style)
     return grid
 

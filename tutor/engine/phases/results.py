@@ -23,15 +23,15 @@ from tutor.engine.verdicts import (
     Evidence,
     strand_verdict,
 )
+from tutor.engine.words import clip
 
 Script = Generator[Prompt, Action, None]
 DEEP_BLOOM = ("apply", "analyze", "evaluate", "create")
 
 
 def _cut(text: str, width: int) -> str:
-    """One line of at most `width` characters; a cut is marked with an ellipsis."""
-    line = " ".join(text.split())
-    return line if len(line) <= width else line[: width - 1] + "…"
+    """One line of at most `width` characters, cut at a word and marked with an ellipsis."""
+    return clip(" ".join(text.split()), width)
 
 
 def _row(ctx: LessonContext, a: Answer, follow_up: str = "") -> Evidence:

@@ -3,6 +3,7 @@ driven along the learner's path, and the probe's verdicts compared with what the
 
     python bench/probe_accuracy.py [--curriculum PATH ...] [--learners K] [--lessons N]
                                    [--seed S] [--partial random|easier] [--records]
+                                   [--slip P] [--oversure P]
 
 The learner's path: each lesson is opened as `tutor continue --plain --lesson L` opens it — the
 curriculum read with only that lesson and its prerequisites (`tutor.learner.load`), the session
@@ -14,9 +15,11 @@ engine meet the same learners) has, per strand (prerequisite lesson), a level dr
 `known` (expected verdict `solid`), `partial` (`unstable`) or `unknown` (`unknown`). A partial
 learner knows half of that lesson's items, chosen at random per strand (`--partial random`, the
 default; not the engine's difficulty order) or the easier half (`--partial easier`), and its
-explain-back half the time. Answers are noisy: a known item is slipped now and then and tagged
-a hunch sometimes; an unknown one is "I don't know" or a guess, tagged sure now and then. A known
-free-recall item is answered with its reference and its key points are marked honestly.
+explain-back half the time. Answers are noisy: a known item is slipped now and then (`--slip`,
+6% by default) and tagged a hunch sometimes; an unknown one is "I don't know" or a guess, tagged
+sure now and then (`--oversure`, 15%). A known free-recall item is answered with its reference
+and its key points are marked honestly. `--slip 0 --oversure 0`: learners whose answers say
+exactly what they know.
 
 With `--records`, each learner's store holds an earlier session whose probe found each strand:
 solid when known, unknown when unknown, and a half-known one solid half the time (learned once,
@@ -62,10 +65,10 @@ from tutor.engine.turns import Action, Prompt  # noqa: E402
 
 EXPECTED = {"known": "solid", "partial": "unstable", "unknown": "unknown"}
 LEVELS = list(EXPECTED)
-SLIP = 0.06  # a known item answered wrong
+SLIP = 0.06  # a known item answered wrong (--slip)
 HUNCH = 0.15  # a known item right but tagged a hunch
 IDK = 0.4  # an unknown item answered "I don't know"
-OVERSURE = 0.15  # a guess tagged sure
+OVERSURE = 0.15  # a guess tagged sure (--oversure)
 GENERATED_LEARNERS = 3
 WIDE = 6  # a lesson with more strands asks each 2 questions (tutor.engine.probe_budget)
 NOT_RECALLED = "something about it, I think"  # a free-recall answer that makes no key point
@@ -77,9 +80,15 @@ class SimulatedLearner:
     every prompt the way such a learner would."""
 
     def __init__(
-        self, levels: dict[str, str], lessons: dict[str, Lesson], partial: str, rng: random.Random
+        self,
+        levels: dict[str, str],
+        lessons: dict[str, Lesson],
+        setting: Setting,
+        rng: random.Random,
     ) -> None:
         self.levels = levels
+        self.setting = setting
+        partial = setting.partial
         self.rng = rng
         self.known_items: set[str] = set()
         self.explains: dict[str, bool] = {}
@@ -131,7 +140,7 @@ class SimulatedLearner:
             self.asked.append(prompt)
         rng = self.rng
         known = self.knows(item)
-        right = known and rng.random() >= SLIP
+        right = known and rng.random() >= self.setting.slip
         self.right_by_question[item.question] = right
         if not known and rng.random() < IDK:
             return Action(kind="text" if item.type == "free_recall" else "answer", value="idk")
@@ -140,7 +149,8 @@ class SimulatedLearner:
         elif known:
             confidence = "hunch"
         else:
-            confidence = "sure" if rng.random() < OVERSURE else rng.choice(["hunch", "no_idea"])
+            oversure = rng.random() < self.setting.oversure
+            confidence = "sure" if oversure else rng.choice(["hunch", "no_idea"])
         if item.type == "free_recall":
             text = item.reference if right else NOT_RECALLED
             return Action(kind="text", text=text, confidence=confidence)
@@ -182,11 +192,13 @@ class Tally:
 
 @dataclass(frozen=True)
 class Setting:
-    """How the simulated learners are made: which half a partial learner knows, and whether
-    their records hold an earlier probe's verdicts."""
+    """How the simulated learners are made: which half a partial learner knows, whether their
+    records hold an earlier probe's verdicts, and how noisy their answers are."""
 
     partial: str
     records: bool
+    slip: float = SLIP
+    oversure: float = OVERSURE
 
 
 def earlier_verdicts(levels: dict[str, str], rng: random.Random) -> dict[str, str]:
@@ -207,7 +219,7 @@ def run_one(
     kind = "catch-up" if any(b.members for b in batches) else "own"
     levels = {s.lesson.id: rng.choice(LEVELS) for s in strands}
     lessons = {s.lesson.id: s.lesson for s in strands}
-    learner = SimulatedLearner(levels, lessons, setting.partial, rng)
+    learner = SimulatedLearner(levels, lessons, setting, rng)
     with Store(home / "tutor.db") as store:
         if setting.records:
             found = earlier_verdicts(levels, rng)
@@ -297,6 +309,8 @@ def main() -> None:
     ap.add_argument(
         "--records", action="store_true", help="learners with an earlier probe's verdicts"
     )
+    ap.add_argument("--slip", type=float, default=SLIP, help="a known item answered wrong")
+    ap.add_argument("--oversure", type=float, default=OVERSURE, help="a guess tagged sure")
     args = ap.parse_args()
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         os.environ.pop(name, None)  # offline: no model
@@ -320,8 +334,9 @@ def main() -> None:
             "targets: exact ≥ 0.85, solid-vs-not ≥ 0.95, not probed ≤ 0.05, ≤ 12 questions per"
             f" lesson; partial learners know {args.partial} halves"
             + ("; records of an earlier probe" if args.records else "")
+            + f"; slips {args.slip:.2f}, sure guesses {args.oversure:.2f}"
         )
-        setting = Setting(args.partial, args.records)
+        setting = Setting(args.partial, args.records, args.slip, args.oversure)
         for label, root, learners in courses:
             started = time.perf_counter()
             tally = bench(root, learners, args.lessons, setting, args.seed)

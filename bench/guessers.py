@@ -20,6 +20,9 @@ multiple-choice items:
 - seen as a key elsewhere: strike the option revealed least often as another item's key in the
   course, or pick the one revealed most often; pick the option shown most often over the
   course's choices (a closed set whose keys recur more than its other members);
+- `unweighed_roots`, a strategy the admission does not weigh (as a guesser the team has not
+  seen might use one): most word roots shared with the stem and the title (words cut to their
+  first five letters, so "approximation" meets "approximate");
 - test-wise: a scorer trained on the revealed keys of the OTHER lessons of the course
   (features of each option relative to its siblings: length and word ranks, overlaps, form,
   answer kind, how often it was revealed as a key),
@@ -51,6 +54,7 @@ from learning_system.curriculum import load_curriculum  # noqa: E402
 from tutor.commands.items import presented_items  # noqa: E402
 from tutor.engine.guessing import chance_of_key, strategy_scores  # noqa: E402
 from tutor.engine.repair import form  # noqa: E402
+from tutor.engine.words import content_words  # noqa: E402
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "aiefs"
 CHOICE_FLOOR = 0.50
@@ -178,6 +182,16 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split()).strip(" .;:!")
 
 
+ROOT = 5  # the letters a word is matched on by `shared_roots`
+
+
+def shared_roots(s: Shown) -> list[float]:
+    """Per option, how many word roots (first ROOT letters) it shares with the stem and the
+    lesson's title: matching by eye, which the admission does not weigh."""
+    asked = {w[:ROOT] for w in content_words(s.question) | content_words(s.title)}
+    return [float(len(asked & {w[:ROOT] for w in content_words(o)})) for o in s.options]
+
+
 def hit_rates(shown: Sequence[Shown]) -> dict[str, float]:
     """Each strategy's expected share of keys found over the shown choices."""
     if not shown:
@@ -187,6 +201,7 @@ def hit_rates(shown: Sequence[Shown]) -> dict[str, float]:
     for s, counts, n in zip(shown, seen, times, strict=True):
         for name, values in strategy_scores(s.question, s.options, s.title, counts, n).items():
             per[name].append(chance_of_key(values, s.key))
+        per["unweighed_roots"].append(chance_of_key(shared_roots(s), s.key))
     per["testwise"] = testwise(shown, seen, times)
     return {name: sum(v) / len(shown) for name, v in per.items()}
 

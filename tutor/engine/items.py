@@ -20,6 +20,7 @@ from learning_system.curriculum import Curriculum, Lesson, QuizItem
 from tutor.engine import repair
 from tutor.engine.admission import Admission, Offer
 from tutor.engine.closed_sets import closed_sets
+from tutor.engine.contrasts import contrast_sets
 from tutor.engine.guessing import guessable_by
 from tutor.gates import mcq
 from tutor.gates.envelopes import QuizQuestion
@@ -165,7 +166,7 @@ def slots_for(n: int, salt: str) -> list[int]:
     return out[:n]
 
 
-Form = tuple[list[str], int, str]  # options, key index, "bank", "repaired" or "closed"
+Form = tuple[list[str], int, str]  # options, key index, "bank", "contrast", "repaired", "closed"
 ALTERNATIVES = 12  # fair option sets weighed per repaired item
 
 
@@ -178,12 +179,14 @@ def _option_sets(
     keyed: dict[str, set[str]],
     vocabulary: dict[str, set[str]],
     shown: frozenset[str],
-) -> tuple[Sets, Sets, set[str]]:
+) -> tuple[Sets, Sets, set[str], str]:
     """The item's fair option sets (options, key index) — closed ones, then the others — and
     the rule codes it failed as the bank wrote it: its own options when they pass, else up to
-    ALTERNATIVES repaired sets (none when its flaws are more than the options' shape), and
+    ALTERNATIVES repaired sets (none when its flaws are more than the options' shape) — its
+    contrast sets (tutor.engine.contrasts) when its key has two words with opposites, else
+    distractors drawn from its lesson (tutor.engine.repair) — and
     besides them its closed sets (tutor.engine.closed_sets) when its own options share another
-    item's.
+    item's; and how the others were made ("bank", "contrast" or "repaired").
     `keyed`, `vocabulary`: the phase's keys, and options, → the questions they belong to (two
     items asking the same count once); `shown`: the texts already shown in its lesson."""
     issues = _issues(item)
@@ -197,11 +200,18 @@ def _option_sets(
         if all(vocabulary.get(o, set()) - {item.question} for o in own):
             closed = closed_sets(item, home, keyed, ALTERNATIVES)
     if not codes:
-        return [], [(list(item.options), item.correct)], codes
+        return [], [(list(item.options), item.correct)], codes, "bank"
     if not codes <= REPAIRABLE | {"shared"}:
-        return [], [], codes
+        return [], [], codes, "repaired"
+    contrasts = [
+        options
+        for options in contrast_sets(item, ALTERNATIVES)
+        if not {repair.norm(o) for o in options[1:]} & (keys | shown)
+    ]
+    if contrasts:
+        return closed, [(options, 0) for options in contrasts], codes, "contrast"
     found = repair.repairs(item, home, repair.donors(home), keys | shown, ALTERNATIVES)
-    return closed, [(options, 0) for options in found], codes
+    return closed, [(options, 0) for options in found], codes, "repaired"
 
 
 def choice_forms(
@@ -227,7 +237,9 @@ def choice_forms(
         if item.type == "numeric":
             continue
         home = homes[item.id]
-        closed, sets, codes = _option_sets(item, home, keyed, vocabulary, admission.in_use(home.id))
+        closed, sets, codes, made = _option_sets(
+            item, home, keyed, vocabulary, admission.in_use(home.id)
+        )
         offer = Offer(item.question, home.title, home.id, closed + sets, len(closed))
         if not offer.sets:
             why[item.id] = (
@@ -239,7 +251,7 @@ def choice_forms(
         elif admission.offer(item.id, offer) is None:
             why[item.id] = "every fair set of its options repeats an option shown in its lesson"
         else:
-            how[item.id] = "repaired" if codes else "bank"
+            how[item.id] = made
     offered = dict(admission.chosen)
     forms = {
         i: (o, k, "closed" if (i, admission.chosen[i]) in admission.closed else how[i])
@@ -355,7 +367,7 @@ def present(
                 reference=f"{key}. {item.explanation}",
                 bloom=bloom_of(item),
                 stage=item.stage,
-                note="distractors drawn from its own lesson" if how == "repaired" else "",
+                note=repair.NOTES.get(how, ""),
             )
         )
     return out

@@ -42,6 +42,10 @@ LENGTH_BAND = (0.78, 1.28)  # a borrowed option's length as a share of the key's
 SIMILAR_STEM = 0.34  # Jaccard of content words above which two stems ask the same thing
 SAME_ANSWER = 0.5  # share of a candidate's content words found in the key (or explanation)
 MAX_TRIES = 24
+NOTES = {  # how a choice item's options were made, as `tutor items` says it
+    "repaired": "distractors drawn from its own lesson",
+    "contrast": "options made from its key, words turned into their opposites",
+}
 TWIN = 0.6  # Jaccard of content words at which two options say nearly the same
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(

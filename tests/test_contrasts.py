@@ -1,0 +1,82 @@
+"""Contrast sets (tutor.engine.contrasts): a repaired choice whose key holds two words with an
+opposite is asked with the key crossed with its own turned words — options of the key's kind,
+form and topic, none set apart from the rest — before any lesson statement is lent."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from learning_system.curriculum import QuizItem, load_curriculum
+from tutor.engine import guessing, items
+from tutor.engine.contrasts import contrast_sets, turns
+
+
+def _item(question: str, key: str) -> QuizItem:
+    return QuizItem(index=0, id="q", question=question, options=[key, "A", "B", "C"], correct=0)
+
+
+def test_a_contrast_set_crosses_two_turned_words_and_sets_no_option_apart() -> None:
+    key = "It lets more water through, so the pond fills faster"
+    (options,) = contrast_sets(_item("What does a sluice gate do when it is raised?", key), 1)
+    assert options[0] == key
+    assert len({o.lower() for o in options}) == 4
+    assert {"more", "less"} <= {w for o in options for w in o.split()}
+    words = Counter(w for o in options for w in set(o.replace(",", "").split()))
+    # every word of a turned pair is in exactly two options: no option is the odd one out
+    assert all(words[w] == 2 for w in ("more", "less", "faster", "slower")), words
+    changed = [sum(a != b for a, b in zip(key.split(), o.split(), strict=True)) for o in options]
+    assert sorted(changed) == [0, 1, 1, 2]
+    # neither the answer's kind, form or length, its topic nor the options' agreement sets the
+    # key apart (letter-level likeness is left to the admission, weighed over the phase)
+    tells = frozenset(guessing.strategy_scores("q", options)) - {"closest_pair"}
+    assert guessing.guessable_by("What does a sluice gate do?", options, 0, among=tells) == []
+
+
+def test_words_the_stem_uses_and_words_with_their_opposite_are_not_turned() -> None:
+    stem_says = _item("Why does the pond level get lower?", "More water leaves than enters")
+    assert [t[0][2] for t in turns(stem_says.options[0], stem_says.question)] == ["Less"]
+    assert contrast_sets(stem_says, 4) == []  # one word left to turn: no set
+    both = "The forward and backward passes take more time than loading"
+    assert [t[0][2] for t in turns(both, "What dominates a step?")] == ["less"]
+    assert turns("A high-cardinality feature splits more", "What?") == [[(34, 38, "less")]]
+
+
+def test_whole_numbers_from_two_turn_doubled_and_one_does_not() -> None:
+    found = turns("Each of the 3 rows sums to 1 and grows", "What holds?")
+    assert [[s[2] for s in t] for t in found] == [["columns"], ["shrinks"], ["6"]]
+
+
+def _course(tmp_path: Path, key: str) -> Path:
+    folder = tmp_path / "course" / "phases" / "01-p" / "01-the-sluice"
+    (folder / "docs").mkdir(parents=True)
+    doc = "# The Sluice\n\n> Water on demand.\n\n## The Concept\n\nA sluice is old.\n"
+    (folder / "docs" / "en.md").write_text(doc, encoding="utf-8")
+    bank = [
+        {
+            "id": "sluice-gate",
+            "stage": "post",
+            "question": "What does the gate of a sluice do when it is raised?",
+            "options": ["Rust", key, "Wood", "Mud"],
+            "correct": 1,
+            "explanation": "Raising the gate opens a gap under it.",
+        }
+    ]
+    (folder / "quiz.json").write_text(json.dumps(bank), encoding="utf-8")
+    return tmp_path / "course"
+
+
+def test_a_flawed_item_with_a_turnable_key_is_asked_with_its_contrast_set(tmp_path: Path) -> None:
+    key = "It lets more water through, so the pond fills faster"
+    course = load_curriculum(_course(tmp_path / "turnable", key))
+    lesson = course.lessons[0]
+    (shown,) = items.present(lesson.quiz, lesson, salt="s", curriculum=course)
+    assert shown.type == "mcq" and "opposites" in shown.note
+    assert sorted(shown.options) == sorted(contrast_sets(lesson.quiz[0], 1)[0])
+    assert shown.options[shown.correct_index] == key
+    # the control: with nothing to turn and a lesson that lends nothing fair, free recall
+    plain = load_curriculum(_course(tmp_path / "plain", "It lets water through the gap below"))
+    lesson = plain.lessons[0]
+    (shown,) = items.present(lesson.quiz, lesson, salt="s", curriculum=plain)
+    assert shown.type == "free_recall"

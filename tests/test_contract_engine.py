@@ -7,8 +7,8 @@ from pathlib import Path
 from tutor.engine import (
     admission,
     guessing,
-    items,
     learner_levels,
+    option_sets,
     probe_budget,
     repair,
     selection,
@@ -26,8 +26,11 @@ def test_the_numbers_in_the_contract_are_the_codes():
     assert guessing.ADMIT_CAP == 0.25 and "more than 25% of the MCQs plus half a key" in SECTION
     assert admission.SLACK == 0.5 and "(`ADMIT_CAP`, `SLACK`" in SECTION
     assert repair.TWIN == 0.6 and "(0.6 of their words shared)" in SECTION
-    assert items.ALTERNATIVES == 12 and "Of up to 12 fair option sets" in SECTION
-    assert items.REPAIRABLE == {"M04", "M05", "M13", "M15"} and "(M04, M05, M13, M15)" in SECTION
+    assert admission.LENT == 1.0 and "by more than `LENT` (1.0" in SECTION
+    assert option_sets.ALTERNATIVES == 12 and "Of up to 12 fair option sets" in SECTION
+    assert (
+        option_sets.REPAIRABLE == {"M04", "M05", "M13", "M15"} and "(M04, M05, M13, M15)" in SECTION
+    )
     assert repair.LENGTH_BAND == (0.78, 1.28) and "0.78–1.28 times" in SECTION
     assert repair.SIMILAR_STEM == 0.34 and "a third of their content words" in SECTION
     assert repair.SAME_ANSWER == 0.5 and "half its content words" in SECTION

@@ -26,6 +26,9 @@ PASSES = 4  # revisits of the whole bank before items are dropped
 PLACED = 0.5  # how much a `name@r` strategy weighs against a strategy's own pick when balancing
 OVER = 50.0  # how much more a strategy's own pick over the cap weighs
 SLACK = 0.5  # a strategy may pass the cap by half a key: strict, a bank collapses item by item
+# what choosing a set lent by the item's lesson costs over one made from the item itself (its
+# own options turned): lent statements answer another question, which a reader can tell
+LENT = 1.0
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,10 @@ class Offer:
     lesson: str  # no option text is shown twice in one lesson
     sets: list[tuple[list[str], int]]
     closed: int = 0  # how many of the sets, first, are closed sets (tutor.engine.items)
+    lent_from: int | None = None  # where the sets lent by its lesson begin (None: no lent set)
+
+    def lent(self, n: int) -> bool:
+        return self.lent_from is not None and n >= self.lent_from
 
 
 @dataclass
@@ -112,12 +119,15 @@ class Admission:
         return cost
 
     def _best(self, item_id: str, count: int) -> int | None:
-        """The fitting set that leaves the strategies nearest chance over `count` items."""
+        """The fitting set that leaves the strategies nearest chance over `count` items, a set
+        lent by its lesson costing LENT more."""
         best, best_cost = None, 0.0
+        offer = self.offers[item_id]
         for n, w in enumerate(self.weights[item_id]):
             if not self._fits(item_id, n):
                 continue
             cost = self._cost([a + b for a, b in zip(self.load, w, strict=True)], count)
+            cost += LENT if offer.lent(n) else 0.0
             if best is None or cost < best_cost - 1e-12:
                 best, best_cost = n, cost
         return best

@@ -19,12 +19,9 @@ from pydantic import BaseModel, ConfigDict
 from learning_system.curriculum import Curriculum, Lesson, QuizItem
 from tutor.engine import repair
 from tutor.engine.admission import Admission, Offer
-from tutor.engine.closed_sets import closed_sets
-from tutor.engine.contrasts import contrast_sets
 from tutor.engine.guessing import guessable_by
-from tutor.gates import mcq
+from tutor.engine.option_sets import made, option_sets
 from tutor.gates.envelopes import QuizQuestion
-from tutor.gates.verdicts import QuizIssue
 
 ItemType = Literal["mcq", "numeric", "free_recall"]
 BLOOM_ORDER = ["remember", "understand", "apply", "analyze", "evaluate", "create"]
@@ -94,9 +91,6 @@ def as_free_recall(item: Presented, note: str) -> Presented:
     )
 
 
-REPAIRABLE = frozenset({"M04", "M05", "M13", "M15"})  # flaws of the options' shape alone
-
-
 def _seed(*parts: str) -> int:
     return int(hashlib.sha256("|".join(parts).encode()).hexdigest()[:12], 16)
 
@@ -113,20 +107,6 @@ def _as_free_recall(item: QuizItem, lesson: Lesson, note: str) -> Presented:
         bloom=bloom_of(item),
         stage=item.stage,
         note=note,
-    )
-
-
-def _issues(item: QuizItem) -> list[QuizIssue]:
-    return mcq.blocking(
-        mcq.audit_item(
-            QuizQuestion(
-                id=item.id,
-                type="mcq",
-                question=item.question,
-                options=item.options,
-                correct_index=item.correct,
-            )
-        )
     )
 
 
@@ -167,51 +147,6 @@ def slots_for(n: int, salt: str) -> list[int]:
 
 
 Form = tuple[list[str], int, str]  # options, key index, "bank", "contrast", "repaired", "closed"
-ALTERNATIVES = 12  # fair option sets weighed per repaired item
-
-
-Sets = list[tuple[list[str], int]]  # option sets, each with its key index
-
-
-def _option_sets(
-    item: QuizItem,
-    home: Lesson,
-    keyed: dict[str, set[str]],
-    vocabulary: dict[str, set[str]],
-    shown: frozenset[str],
-) -> tuple[Sets, Sets, set[str], str]:
-    """The item's fair option sets (options, key index) — closed ones, then the others — and
-    the rule codes it failed as the bank wrote it: its own options when they pass, else up to
-    ALTERNATIVES repaired sets (none when its flaws are more than the options' shape) — its
-    contrast sets (tutor.engine.contrasts) when its key has two words with opposites, else
-    distractors drawn from its lesson (tutor.engine.repair) — and
-    besides them its closed sets (tutor.engine.closed_sets) when its own options share another
-    item's; and how the others were made ("bank", "contrast" or "repaired").
-    `keyed`, `vocabulary`: the phase's keys, and options, → the questions they belong to (two
-    items asking the same count once); `shown`: the texts already shown in its lesson."""
-    issues = _issues(item)
-    codes = {i.code or "?" for i in issues}
-    keys = frozenset(keyed)
-    own = [repair.norm(o) for o in item.options]
-    own_key = own[item.correct] if 0 <= item.correct < len(item.options) else ""
-    closed: Sets = []
-    if not issues and (set(own) - {own_key}) & ((keys - {own_key}) | shown):
-        codes = {"shared"}  # a distractor is another item's key or option: lend afresh
-        if all(vocabulary.get(o, set()) - {item.question} for o in own):
-            closed = closed_sets(item, home, keyed, ALTERNATIVES)
-    if not codes:
-        return [], [(list(item.options), item.correct)], codes, "bank"
-    if not codes <= REPAIRABLE | {"shared"}:
-        return [], [], codes, "repaired"
-    contrasts = [
-        options
-        for options in contrast_sets(item, ALTERNATIVES)
-        if not {repair.norm(o) for o in options[1:]} & (keys | shown)
-    ]
-    if contrasts:
-        return closed, [(options, 0) for options in contrasts], codes, "contrast"
-    found = repair.repairs(item, home, repair.donors(home), keys | shown, ALTERNATIVES)
-    return closed, [(options, 0) for options in found], codes, "repaired"
 
 
 def choice_forms(
@@ -219,12 +154,11 @@ def choice_forms(
 ) -> tuple[dict[str, Form], dict[str, str]]:
     """For each item of a bank that can be asked as multiple choice: (options, key index, how);
     for the rest, why not. Raw items are used as they are when they pass the rules; items whose
-    only flaws are the options' shape are repaired from their own lesson (tutor.engine.repair)
-    into up to ALTERNATIVES fair option sets, and the admission (tutor.engine.admission)
-    chooses one set per item and which items are asked as choices, so that no answer-free
-    strategy picks the key in more than ADMIT_CAP of them."""
+    only flaws are the options' shape offer up to ALTERNATIVES fair option sets made from their
+    key or lent by their lesson (tutor.engine.option_sets), and the admission
+    (tutor.engine.admission) chooses one set per item and which items are asked as choices, so
+    that no answer-free strategy picks the key in more than ADMIT_CAP of them."""
     why: dict[str, str] = {}
-    how: dict[str, str] = {}
     keyed: dict[str, set[str]] = {}
     vocabulary: dict[str, set[str]] = {}
     for q in bank:
@@ -233,28 +167,26 @@ def choice_forms(
         for o in q.options:
             vocabulary.setdefault(repair.norm(o), set()).add(q.question)
     admission = Admission(keys=keyed, vocabulary=vocabulary)
+    codes_of: dict[str, set[str]] = {}
     for item in bank:
         if item.type == "numeric":
             continue
         home = homes[item.id]
-        closed, sets, codes, made = _option_sets(
-            item, home, keyed, vocabulary, admission.in_use(home.id)
-        )
-        offer = Offer(item.question, home.title, home.id, closed + sets, len(closed))
+        found = option_sets(item, home, keyed, vocabulary, admission.in_use(home.id))
+        codes_of[item.id] = found.codes
+        offer = Offer(item.question, home.title, home.id, *found.offered())
         if not offer.sets:
             why[item.id] = (
                 "its options repeat another item's key or option, and its lesson lends no "
                 "fair others"
-                if codes == {"shared"}
-                else f"failed the quiz rules ({', '.join(sorted(codes))})"
+                if found.codes == {"shared"}
+                else f"failed the quiz rules ({', '.join(sorted(found.codes))})"
             )
         elif admission.offer(item.id, offer) is None:
             why[item.id] = "every fair set of its options repeats an option shown in its lesson"
-        else:
-            how[item.id] = made
     offered = dict(admission.chosen)
     forms = {
-        i: (o, k, "closed" if (i, admission.chosen[i]) in admission.closed else how[i])
+        i: (o, k, made(admission.offers[i], admission.chosen[i], codes_of[i]))
         for i, (o, k) in admission.settle().items()
     }
     for item_id in offered.keys() - forms.keys():

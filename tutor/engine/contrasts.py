@@ -32,7 +32,7 @@ input output inputs outputs forward backward soft hard sparse dense
 simple complex rows columns row column horizontal vertical
 upper lower left right start end local global
 precision recall numerator denominator
-independent dependent parallel sequential static dynamic explicit implicit
+independent dependent static dynamic explicit implicit
 stable unstable continuous discrete finite infinite absolute relative
 exponential polynomial
 encoder decoder read write reads writes reading writing
@@ -40,7 +40,9 @@ single multiple better worse best worst good bad early late zero nonzero
 reduce increase reduces increases reduced increased reducing increasing
 improve worsen improves worsens true false similar different
 succeed fail succeeds fails convex concave symmetric asymmetric
-inner outer internal external top bottom
+inner outer internal external top bottom max min once twice
+identical different simultaneously sequentially starts ends
+push pull pushes pulls download upload downloading uploading head tail
 """.split()
 
 

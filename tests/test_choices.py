@@ -180,12 +180,15 @@ def test_remarks_and_inflected_second_keys_are_never_lent(tmp_path: Path) -> Non
         " Gates that open by hand are coming in Lesson 04."
         " This keeps the wheel turning through the whole night."
         " It sets the rates at which all the waters pass through."
+        " See code/sluice.py for the whole gate with its chain and weights."
+        " The chain is the part that beginners most often get wrong."
     )
     lesson = load_curriculum(_lesson_with(tmp_path, FAIR_CONCEPT + remarks)).lessons[0]
     texts = {_norm(d.text) for d in repair.donors(lesson)}
     assert "it keeps floating branches out of the wheel below the race" in texts
     assert "gates that open by hand are coming in lesson 04" not in texts
     assert "this keeps the wheel turning through the whole night" not in texts
+    assert not any(t.startswith(("see code/", "the chain is")) for t in texts), texts
     item = lesson.quiz[0]
     for options in repair.repairs(item, lesson, repair.donors(lesson), limit=12):
         assert "it sets the rates at which all the waters pass through" not in map(_norm, options)

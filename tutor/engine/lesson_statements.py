@@ -24,13 +24,15 @@ _BELIEF = re.compile(
     re.I,
 )
 _HEADERS = frozenset({"term", "what people say", "what it actually means"})
-# a sentence about the lesson itself or the reader ("coming in Lesson 03", "you know that"), or
-# one that leans on the sentence before it ("This breaks …", "The same holds"): no answer to any
-# stem, so a learner who knows nothing strikes it
+# a sentence about the lesson itself, its code or the reader ("coming in Lesson 03", "you know
+# that", "See code/svm.py for …", "what beginners get wrong"), or one that leans on the sentence
+# before it ("This breaks …", "The same holds"): no answer to any stem, so a learner who knows
+# nothing strikes it
 _REMARK = re.compile(
     r"\b(you know|you'll|you will|we'll|we will|we saw|let's|lesson \d+|"
     r"this (lesson|section|chapter)|next (lesson|section)|(see|shown|as|listed) (above|below)|"
-    r"in hindsight|coming (up|in|next)|later on|so far|for now)\b",
+    r"in hindsight|coming (up|in|next)|later on|so far|for now|beginners?|"
+    r"see code/|(code|demos?)/\w+\.\w+)\b",
     re.I,
 )
 _ANAPHOR = re.compile(r"^(this|these|those|here|the same)\b", re.I)

@@ -12,9 +12,8 @@ import re
 from itertools import combinations
 
 from learning_system.curriculum import QuizItem
+from tutor.engine.repair import rule_codes
 from tutor.engine.words import content_words
-from tutor.gates import mcq
-from tutor.gates.envelopes import QuizQuestion
 
 _PAIRS = """
 increase decrease increases decreases increasing decreasing increased decreased
@@ -125,10 +124,7 @@ def contrast_sets(item: QuizItem, limit: int) -> list[list[str]]:
         options = [key, _with(key, [a]), _with(key, [b]), _with(key, [a, b])]
         if len({o.lower() for o in options}) < 4:
             continue
-        q = QuizQuestion(
-            id=item.id, type="mcq", question=item.question, options=options, correct_index=0
-        )
-        if not mcq.blocking(mcq.audit_item(q)):
+        if not rule_codes(item, options, 0):
             out.append(options)
         if len(out) >= limit:
             break

@@ -13,8 +13,6 @@ from tutor.engine import repair
 from tutor.engine.admission import Offer
 from tutor.engine.closed_sets import closed_sets
 from tutor.engine.contrasts import contrast_sets
-from tutor.gates import mcq
-from tutor.gates.envelopes import QuizQuestion
 
 REPAIRABLE = frozenset({"M04", "M05", "M13", "M15"})  # flaws of the options' shape alone
 ALTERNATIVES = 12  # fair option sets weighed per repaired item
@@ -46,17 +44,6 @@ def made(offer: Offer, n: int, codes: set[str]) -> str:
     return "repaired" if offer.lent(n) else "contrast"
 
 
-def _issues(item: QuizItem) -> set[str]:
-    question = QuizQuestion(
-        id=item.id,
-        type="mcq",
-        question=item.question,
-        options=item.options,
-        correct_index=item.correct,
-    )
-    return {i.code or "?" for i in mcq.blocking(mcq.audit_item(question))}
-
-
 def option_sets(
     item: QuizItem,
     home: Lesson,
@@ -67,7 +54,7 @@ def option_sets(
     """The item's fair option sets. `keyed`, `vocabulary`: the phase's keys, and options, → the
     questions they belong to (two items asking the same count once); `shown`: the texts already
     shown in its lesson, which no lent or contrast set repeats."""
-    codes = _issues(item)
+    codes = repair.rule_codes(item, item.options, item.correct)
     keys = frozenset(keyed)
     own = [repair.norm(o) for o in item.options]
     own_key = own[item.correct] if 0 <= item.correct < len(item.options) else ""

@@ -346,14 +346,19 @@ def _sets_from(
         if picks is None or any(set(picks) == set(o[1:]) for o in [*taken, *out]):
             continue
         options = [key, *picks]
-        q = QuizQuestion(
-            id=item.id, type="mcq", question=item.question, options=options, correct_index=0
-        )
-        if not mcq.blocking(mcq.audit_item(q)):
+        if not rule_codes(item, options, 0):
             out.append(options)
             if len(out) >= limit:
                 break
     return out
+
+
+def rule_codes(item: QuizItem, options: list[str], key: int) -> set[str]:
+    """The multiple-choice rules the item fails asked with these options (none: it passes)."""
+    q = QuizQuestion(
+        id=item.id, type="mcq", question=item.question, options=options, correct_index=key
+    )
+    return {i.code or "?" for i in mcq.blocking(mcq.audit_item(q))}
 
 
 def norm(text: str) -> str:

@@ -20,9 +20,15 @@ multiple-choice items:
 - seen as a key elsewhere: strike the option revealed least often as another item's key in the
   course, or pick the one revealed most often; pick the option shown most often over the
   course's choices (a closed set whose keys recur more than its other members);
-- `unweighed_roots`, a strategy the admission does not weigh (as a guesser the team has not
-  seen might use one): most word roots shared with the stem and the title (words cut to their
-  first five letters, so "approximation" meets "approximate");
+- strategies the admission does not weigh (as a guesser the team has not seen might use them):
+  `unweighed_roots`, most word roots shared with the stem and the title (words cut to their
+  first five letters, so "approximation" meets "approximate"); `unweighed_rare_roots`, the same
+  with each root weighed by how rare it is among the course's options (a shared "scaling"
+  counts, a shared "model" hardly); `unweighed_strike_forms`, strike the options a reader
+  sets aside by their look (a "Name: …" label, an instruction, a sentence to the reader or one
+  opening "And", "Every", "Why"), then pick by rare roots; `unweighed_reasons`, for a stem
+  asking why, the option with most words that give a reason or a result ("because", "so",
+  ", making …"), by chance elsewhere;
 - test-wise: a scorer trained on the revealed keys of the OTHER lessons of the course
   (features of each option relative to its siblings: length and word ranks, overlaps, form,
   answer kind, how often it was revealed as a key),
@@ -41,9 +47,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 import tempfile
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from learning_system.curriculum import load_curriculum  # noqa: E402
 from tutor.commands.items import presented_items  # noqa: E402
 from tutor.engine.guessing import chance_of_key, strategy_scores  # noqa: E402
-from tutor.engine.repair import form  # noqa: E402
+from tutor.engine.option_forms import form  # noqa: E402
 from tutor.engine.words import content_words  # noqa: E402
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "aiefs"
@@ -188,8 +195,43 @@ ROOT = 5  # the letters a word is matched on by `shared_roots`
 def shared_roots(s: Shown) -> list[float]:
     """Per option, how many word roots (first ROOT letters) it shares with the stem and the
     lesson's title: matching by eye, which the admission does not weigh."""
-    asked = {w[:ROOT] for w in content_words(s.question) | content_words(s.title)}
-    return [float(len(asked & {w[:ROOT] for w in content_words(o)})) for o in s.options]
+    asked = _roots(s.question) | _roots(s.title)
+    return [float(len(asked & _roots(o))) for o in s.options]
+
+
+def _roots(text: str) -> set[str]:
+    return {w[:ROOT] for w in content_words(text)}
+
+
+def rare_roots(s: Shown, rarity: dict[str, float]) -> list[float]:
+    """Per option, its roots shared with the stem and the title, each weighed by its rarity."""
+    asked = _roots(s.question) | _roots(s.title)
+    return [sum(rarity.get(w, 0.0) for w in asked & _roots(o)) for o in s.options]
+
+
+_SET_ASIDE = re.compile(
+    r"^([^\s:][^:.!?]{0,40}?:\s|(you|your|we|our|and|every|why|note)\b|(use|try|build|compute|"
+    r"find|look|include|reduce|increase|add|remove|implement|write|avoid|apply|check|make|keep|"
+    r"pick|choose|take|swap|sort|split|plot|run|start)\s+(a|an|the|every|each|all|your|its)\b)",
+    re.I,
+)
+_REASONS = re.compile(
+    r"\b(because|so|since|therefore|thus|due to|otherwise|prevents?|causes?|leads? to|results? "
+    r"in)\b|, (making|causing|leading|resulting|preventing|allowing|giving)\b",
+    re.I,
+)
+
+
+def struck_then_rare(s: Shown, rarity: dict[str, float]) -> list[float]:
+    scores = rare_roots(s, rarity)
+    aside = [1000.0 if _SET_ASIDE.match(o.strip()) else 0.0 for o in s.options]
+    return [v - a for v, a in zip(scores, aside, strict=True)]
+
+
+def reasons(s: Shown) -> list[float]:
+    if not re.match(r"\s*why\b", s.question, re.I):
+        return [0.0] * len(s.options)
+    return [float(len(_REASONS.findall(o))) for o in s.options]
 
 
 def hit_rates(shown: Sequence[Shown]) -> dict[str, float]:
@@ -198,10 +240,16 @@ def hit_rates(shown: Sequence[Shown]) -> dict[str, float]:
         return {}
     per: dict[str, list[float]] = defaultdict(list)
     seen, times = seen_counts(shown), shown_counts(shown)
+    found = Counter(w for s in shown for o in s.options for w in _roots(o))
+    total = sum(len(s.options) for s in shown)
+    rarity = {w: math.log(total / (1 + n)) for w, n in found.items()}
     for s, counts, n in zip(shown, seen, times, strict=True):
         for name, values in strategy_scores(s.question, s.options, s.title, counts, n).items():
             per[name].append(chance_of_key(values, s.key))
         per["unweighed_roots"].append(chance_of_key(shared_roots(s), s.key))
+        per["unweighed_rare_roots"].append(chance_of_key(rare_roots(s, rarity), s.key))
+        per["unweighed_strike_forms"].append(chance_of_key(struck_then_rare(s, rarity), s.key))
+        per["unweighed_reasons"].append(chance_of_key(reasons(s), s.key))
     per["testwise"] = testwise(shown, seen, times)
     return {name: sum(v) / len(shown) for name, v in per.items()}
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from guessers_driver import run_guessers
 
 from learning_system.curriculum import Curriculum, load_curriculum
 from tutor.commands.items import presented_items
-from tutor.engine import admission, guessing, items, repair
+from tutor.engine import admission, guessing, items, option_forms, repair
 from tutor.testing import glossary_course
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +91,12 @@ def test_no_presented_distractor_is_another_items_key_on_the_corpus(corpus_root:
     assert _distractors_that_are_keys(corpus_root, lessons, ("s-corpus",)) == []
 
 
-def _lesson_with(tmp_path: Path, concept: str) -> Path:
+def _lesson_with(
+    tmp_path: Path,
+    concept: str,
+    key: str = "It lets water through at a rate set by its height",
+    question: str = "What does the gate of a sluice do when it is raised?",
+) -> Path:
     """One lesson whose bank has a leaky item (long key, one-word distractors) and `concept`
     as the text of its document's concept section."""
     folder = tmp_path / "course" / "phases" / "01-p" / "01-the-sluice"
@@ -101,8 +107,8 @@ def _lesson_with(tmp_path: Path, concept: str) -> Path:
         {
             "id": "sluice-gate",
             "stage": "post",
-            "question": "What does the gate of a sluice do when it is raised?",
-            "options": ["Rust", "It lets water through at a rate set by its height", "Wood", "Mud"],
+            "question": question,
+            "options": ["Rust", key, "Wood", "Mud"],
             "correct": 1,
             "explanation": "Raising the gate opens a gap under it.",
         }
@@ -194,6 +200,59 @@ def test_remarks_and_inflected_second_keys_are_never_lent(tmp_path: Path) -> Non
         assert "it sets the rates at which all the waters pass through" not in map(_norm, options)
 
 
+PHRASES = (
+    "A channel held shut while the upper pond fills up. "
+    "A screen that keeps floating branches out of the wheel. "
+    "A lower level of the mill pond in a dry summer. "
+    "A spare flow sent around the wheel into the ditch. "
+)
+SET_APART = (  # a sentence to the reader, a label, a lead-in, an instruction, a claim of all
+    "You raise the gate by its chain before the pond fills. "
+    "Miller's rule: a flow turned aside into the ditch at night. "
+    "And a race kept wet through the dry months of summer. "
+    "Build a frame of oak that holds the gate in the race. "
+    "Every wheel below the race turns the stones of the mill. "
+)
+
+
+def test_options_set_apart_by_their_look_are_never_lent_beside_a_phrase(tmp_path: Path) -> None:
+    """Beside a key that is a phrase, a sentence to the reader, a `Name: …` label, an `And …`
+    lead-in, an instruction or an `Every …` claim stands out by its look alone (a learner who
+    knows nothing strikes it): none is lent. What the label and the lead-in leave is a phrase
+    of its own, and is."""
+    root = _lesson_with(
+        tmp_path,
+        PHRASES + SET_APART,
+        key="The depth of water let into the race below the mill",
+        question="What does the gate of a sluice set when it is raised?",
+    )
+    lesson = load_curriculum(root).lessons[0]
+    found = repair.repairs(lesson.quiz[0], lesson, repair.donors(lesson), limit=12)
+    lent = {_norm(o) for options in found for o in options[1:]}
+    assert "a flow turned aside into the ditch at night" in lent
+    assert "a race kept wet through the dry months of summer" in lent
+    apart = [s for s in SET_APART.split(". ") if s]
+    assert not lent & {_norm(s) for s in apart}, lent
+    assert "phrase" not in {option_forms.form(s)[0] for s in apart}
+    # a phrase going on after a colon is no label; an instruction is one by its verb's ending too
+    assert option_forms.form("A single number: the sum of paired entries")[0] == "phrase"
+    assert option_forms.form("They are orthogonal: their directions are unrelated")[0] == "it"
+    assert option_forms.form("Standardise each input to a similar scale")[0] == "do"
+
+
+def test_numbered_steps_are_statements_of_their_own(tmp_path: Path) -> None:
+    """A numbered list's items are whole statements, as a bulleted list's are: never run
+    together with the next item's number ("… until the pond drains 2")."""
+    steps = (
+        "\n\n1. Lift the gate by its chain until the pond drains"
+        "\n2. Clear the branches caught in the screen below it\n"
+    )
+    lesson = load_curriculum(_lesson_with(tmp_path, FAIR_CONCEPT + steps)).lessons[0]
+    texts = {d.norm for d in repair.donors(lesson)}
+    assert "lift the gate by its chain until the pond drains" in texts
+    assert "clear the branches caught in the screen below it" in texts
+
+
 def test_striking_the_options_off_the_question_is_a_strategy_the_admission_weighs() -> None:
     options = [
         "The gate lets water through",
@@ -218,6 +277,36 @@ def _mill_bank(words: tuple[str, str, str, str]) -> dict[str, tuple[list[str], i
         question = f"What does part {n} of the mill do?"
         made.offer(f"q{n}", admission.Offer(question, "The Mill", "L1", [([key, *wrong], 0)]))
     return made.settle()
+
+
+_MILL = (
+    "gate wheel race pond stone chain weight ditch field water flow board oak iron sluice".split()
+)
+
+
+@pytest.mark.parametrize("seed", [*range(6), 18, 21])
+def test_the_admission_leaves_out_no_item_that_fits_under_the_cap(seed: int) -> None:
+    """Dropping is greedy, one item at a time: once the strategies are under the cap, every
+    item left out is one whose taking back would put a strategy over it (seeds 18 and 21 left
+    out items that fitted, before dropped items were taken back)."""
+    rng = random.Random(seed)
+    made = admission.Admission()
+    for n in range(30):
+        sets = []
+        for _ in range(2):
+            texts = [" ".join(rng.choices(_MILL, k=rng.randint(3, 9))) for _ in range(4)]
+            sets.append(([t.capitalize() for t in texts], rng.randrange(4)))
+        made.offer(f"q{n}", admission.Offer(f"What does part {n} do?", "The Mill", "L1", sets))
+    admitted = made.settle()
+    assert len(admitted) >= 20
+    for item_id in made.offers.keys() - admitted.keys():
+        assert made.fits_back(item_id) is None, item_id
+    for name, capped in zip(made.names, made.capped, strict=True):
+        hits = sum(
+            guessing.placed_weights(made.offers[i].question, o, k, "The Mill")[name]
+            for i, (o, k) in admitted.items()
+        )
+        assert not capped or hits <= guessing.ADMIT_CAP * len(admitted) + admission.SLACK
 
 
 def test_the_admission_holds_the_hedged_key_to_the_cap() -> None:

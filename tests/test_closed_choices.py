@@ -111,6 +111,10 @@ def test_the_kind_of_answer_a_stem_asks_for_is_a_strategy() -> None:
         "Because the lower field floods when the gate stays open",
     ]
     assert "answer_kind" not in guessing.guessable_by(why, reasons, 0)
+    # a result clause gives a reason as "because" does: the key alone saying one is found
+    result = "The gate shuts at dusk, making the pond fill before morning"
+    assert answer_kind(result) == "reason"
+    assert "answer_kind" in guessing.guessable_by(why, [result, *facts[1:]], 0)
     does = "What does the forward pass do?"
     assert asked_kind(does) == "action"
     assert answer_kind("Pushes the input through each layer to the output") == "action"

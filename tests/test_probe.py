@@ -11,7 +11,7 @@ import pytest
 from learning_system import ledger, scheduling
 from learning_system.curriculum import load_curriculum
 from learning_system.store import Store
-from tutor.engine import guessing, items, probe_budget, repair, selection, selfgrade
+from tutor.engine import guessing, items, option_forms, probe_budget, selection, selfgrade
 from tutor.engine.edge_search import EdgeSearch
 from tutor.engine.review import ReviewSession
 from tutor.engine.session import Session
@@ -104,7 +104,7 @@ def test_leaky_items_are_repaired_into_fair_mcqs(tmp_path):
             borrowed = [o for n, o in enumerate(p.options) if n != p.correct_index]
             for o in borrowed:
                 assert 0.78 * len(key) <= len(o) <= 1.28 * len(key)
-                assert repair.form(o) == repair.form(key)
+                assert option_forms.form(o) == option_forms.form(key)
     # the batch as one envelope passes the batch rules too
     assert mcq.mechanical_verdict([p.to_question() for p in shown]).verdict == "PASS"
 

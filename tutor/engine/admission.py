@@ -8,7 +8,8 @@ learns (tutor.engine.guessing.placed_weights) — finds the key as near one time
 sets allow. It picks greedily in bank order, then revisits each item while that brings the
 phase nearer chance, and only then drops items — each time the one whose leaving brings the
 strategies most under the cap — until no strategy's own pick finds the key in more than
-ADMIT_CAP of the admitted items plus SLACK. No option text is shown twice in a lesson, except in
+ADMIT_CAP of the admitted items plus SLACK; then it takes back, in bank order, each dropped item
+that fits under the cap again. No option text is shown twice in a lesson, except in
 a closed set (tutor.engine.items: options of one vocabulary, like the columns of a ledger), where
 "an option seen as a key elsewhere" says nothing by itself; the strategies weigh how often each
 option is another question's key (`keys`) or option (`vocabulary`), so a frequency learner is
@@ -165,10 +166,34 @@ class Admission:
         self._revisit()
         while self._drop_over_cap():
             self._revisit()  # what is left may balance better; a strategy over again drops more
+        while self._readmit():
+            self._revisit()
         return {i: self.offers[i].sets[n] for i, n in self.chosen.items()}
 
-    def _over(self, load: list[float], count: int) -> float:
-        cap = ADMIT_CAP * count + SLACK
+    def _readmit(self) -> bool:
+        """Take back, in bank order, each left-out item that fits under the cap again (a drop
+        is greedy: what later drops and revisits freed may fit it); whether any came back."""
+        back = False
+        for item_id in self.offers:
+            n = None if item_id in self.chosen else self.fits_back(item_id)
+            if n is not None:
+                self._take(item_id, n)
+                back = True
+        return back
+
+    def fits_back(self, item_id: str) -> int | None:
+        """The set a left-out item would be taken back with, when its best set keeps every
+        strategy under the cap (None: it does not fit)."""
+        best = self._best(item_id, len(self.chosen) + 1)
+        if best is None:
+            return None
+        self._take(item_id, best)
+        over = self._over(self.load, len(self.chosen))
+        self._release(item_id)
+        return best if over <= 0 else None
+
+    def _over(self, load: list[float], count: int, slack: float = SLACK) -> float:
+        cap = ADMIT_CAP * count + slack
         return sum(a - cap for a, c in zip(load, self.capped, strict=True) if c and a > cap)
 
     def _after_leaving(self, item_id: str) -> tuple[float, float, str]:

@@ -18,7 +18,8 @@ _CLAUSES = frozenset({"reason", "action", "claim"})  # what says what happens; a
 _REASON = re.compile(
     r"^\s*(because|since|to|so that|in order|due to|otherwise)\b|\b(because|so that|so|since|"
     r"due to|in order to|which (means|lets|allows|causes)|thus|therefore|otherwise|prevents?|"
-    r"avoids?|ensures?|lets?|allows?|enables?)\b",
+    r"avoids?|ensures?|lets?|allows?|enables?)\b|"
+    r", (making|causing|leading to|resulting in|preventing|allowing|letting|giving|so)\b",
     re.I,
 )
 _NUMBER = re.compile(r"^\s*[~≈<>±(\[-]?\s*\d")

@@ -9,7 +9,8 @@ import re
 from collections.abc import Sequence
 
 from tutor.engine.answer_kinds import fits
-from tutor.engine.repair import form, stems
+from tutor.engine.option_forms import form
+from tutor.engine.repair import stems
 from tutor.engine.words import content_words
 
 GUESS_CAP = 0.30  # no answer-free strategy may pick the key in more than this share of MCQs

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from learning_system.curriculum import Lesson
+from tutor.engine.option_forms import label_end
 
 _FENCE = re.compile(r"```.*?(```|$)", re.S)
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
@@ -25,19 +26,22 @@ _BELIEF = re.compile(
 )
 _HEADERS = frozenset({"term", "what people say", "what it actually means"})
 # a sentence about the lesson itself, its code or the reader ("coming in Lesson 03", "you know
-# that", "See code/svm.py for …", "what beginners get wrong"), or one that leans on the sentence
-# before it ("This breaks …", "The same holds"): no answer to any stem, so a learner who knows
-# nothing strikes it
+# that", "See code/svm.py for …", "The code in svm.py …", "what beginners get wrong"), or one
+# that leans on the sentence before it ("This breaks …", "The same holds"): no answer to any
+# stem, so a learner who knows nothing strikes it
 _REMARK = re.compile(
     r"\b(you know|you'll|you will|we'll|we will|we saw|let's|lesson \d+|"
     r"this (lesson|section|chapter)|next (lesson|section)|(see|shown|as|listed) (above|below)|"
     r"in hindsight|coming (up|in|next)|later on|so far|for now|beginners?|"
-    r"see code/|(code|demos?)/\w+\.\w+)\b",
+    r"see code/|(code|demos?)/\w+\.\w+|\w+\.(py|ipynb|js|ts|rs|go|java|cpp|sh)|from-scratch|"
+    r"library versions?)\b",
     re.I,
 )
+_LIST_ITEM = re.compile(r"^([-*]|\d{1,2}[.)])\s+")
 _ANAPHOR = re.compile(r"^(this|these|those|here|the same)\b", re.I)
-# "Without it, X", "In practice, X": X is a statement of its own
-_LEAD_IN = re.compile(r"^[A-Z][\w' -]{0,30}?, (?=[a-z])")
+# "Without it, X", "In practice, X", "And X", "Ward's method: X": X is a statement of its own
+# (after a label, what the named thing is: a sibling term's meaning)
+_LEAD_IN = re.compile(r"^([A-Z][\w' -]{0,30}?, |(And|Or|Plus|But|So|Also|Yet),? )(?=[a-z])")
 # "The foo bar is the X that …": the meaning of a term the document defines, said as a phrase
 _DEFINES = re.compile(
     r"^(?:the |an? )?[\w-]+(?: [\w-]+){0,3} (?:is|are|means) ((?:the|an?) \w.*)$", re.I
@@ -92,8 +96,9 @@ def _from_section(title: str, text: str) -> list[Statement]:
                 out.append(Statement(cells[1], "mistake"))
                 out.append(Statement(cells[2], "term"))
             continue
-        if stripped.startswith(("- ", "* ")):  # a list item is a statement of its own
-            said = _clean(stripped[2:])
+        item = _LIST_ITEM.match(stripped)
+        if item:  # a list item, bulleted or numbered, is a statement of its own
+            said = _clean(stripped[item.end() :])
             out.append(Statement(_BELIEF.sub("", said), "mistake") if mistakes else _said(said))
             continue
         prose.append(stripped)
@@ -116,6 +121,10 @@ def _derived(s: Statement) -> list[Statement]:
         rest = _LEAD_IN.sub("", s.text)
         if rest != s.text:
             out.append(Statement(rest[0].upper() + rest[1:], "said"))
+        after = label_end(s.text)
+        if after and len(s.text[after:].split()) > 2:
+            meaning = s.text[after:]
+            out.append(Statement(meaning[0].upper() + meaning[1:], "term"))
         defined = _DEFINES.match(rest.rstrip("."))
         if defined:
             meaning = defined.group(1)

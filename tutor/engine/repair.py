@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from learning_system.curriculum import Lesson, QuizItem
 from tutor.engine import lesson_statements
 from tutor.engine.answer_kinds import fits
+from tutor.engine.option_forms import form
 from tutor.gates import mcq
 from tutor.gates.envelopes import QuizQuestion
 
@@ -53,58 +54,11 @@ _STOP = frozenset(
     "from it its into than then does do you your their they them can could would should will "
     "not no more most less each any all one two only also but if so such other".split()
 )
-# openings that must match: a clause opener, a preposition, a pronoun … (any other opening is
-# a phrase: a noun phrase or a verb phrase, told apart by a third-person verb and its object)
-_HEADS = {
-    **dict.fromkeys("when if whenever unless".split(), "when"),
-    **dict.fromkeys("because since".split(), "because"),
-    **dict.fromkeys("it they there this these that".split(), "it"),
-    **dict.fromkeys("to".split(), "to"),
-    **dict.fromkeys("by using through".split(), "by"),
-    **dict.fromkeys("in on at during".split(), "in"),
-    **dict.fromkeys("only always never".split(), "only"),
-}
 _WRITTEN_WRONG = frozenset({"wrong", "mistake"})  # written as wrong, not true elsewhere
-_OPENERS = frozenset(
-    "without with after before unlike like however although though while where so for "
-    "instead also but yet both either neither here now then first finally".split()
-)
-_CLAIM = re.compile(r"^(the |a |an )?\S+( \S+){0,2} (is|are|was|were) (the|a|an|not) ", re.I)
-_OBJECT_START = frozenset("a an the each all its their your every any one two".split())
 
 
 def words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
-
-
-def form(text: str) -> tuple[str, bool, bool]:
-    """The shape an option must share with the key: its opening, capitalisation, end stop."""
-    t = text.strip()
-    if mcq.is_code_or_math(t):
-        head = "code"
-    else:
-        tokens = [w.lower().strip(",.;:'\"()") for w in t.split()[:2]] + ["", ""]
-        first, second = tokens[0], tokens[1]
-        if t.split(None, 1)[0].endswith(":"):
-            head = "label"  # "Overfitting: the model …"
-        elif first in _HEADS:
-            head = _HEADS[first]
-        elif first in _OPENERS or t.split(None, 1)[0].endswith(","):
-            head = f"opener:{first}"  # "Without it, …", "However, …", "Unlike X, …"
-        elif first[:1].isdigit():
-            head = "num"
-        elif (
-            first.endswith("s")
-            and not first.endswith(("ss", "us", "is"))
-            and len(first) > 3
-            and second in _OBJECT_START
-        ):
-            head = "verb"  # "Creates a branch", "Tracks the changes"
-        elif _CLAIM.match(t):
-            head = "claim"  # "The sigmoid is …": a statement about a subject, not a phrase
-        else:
-            head = "phrase"
-    return head, t[:1].isupper(), t.endswith(".")
 
 
 def _seed(*parts: str) -> int:

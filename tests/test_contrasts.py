@@ -43,6 +43,19 @@ def test_words_the_stem_uses_and_words_with_their_opposite_are_not_turned() -> N
     assert turns("A high-cardinality feature splits more", "What?") == [[(34, 38, "less")]]
 
 
+def test_an_article_agrees_with_the_word_turned_after_it() -> None:
+    """ "an increase" turned is "an decrease" no more: an option whose grammar breaks is struck
+    by a learner who knows nothing."""
+    key = "It gives an increase in flow and a larger pond"
+    (options,) = contrast_sets(_item("What does the mill do?", key), 1)
+    assert set(options) == {
+        key,
+        "It gives a decrease in flow and a larger pond",
+        "It gives an increase in flow and a smaller pond",
+        "It gives a decrease in flow and a smaller pond",
+    }
+
+
 def test_whole_numbers_from_two_turn_doubled_and_one_does_not() -> None:
     found = turns("Each of the 3 rows sums to 1 and grows", "What holds?")
     assert [[s[2] for s in t] for t in found] == [["columns"], ["shrinks"], ["6"]]

@@ -35,7 +35,7 @@ independent dependent static dynamic explicit implicit
 stable unstable continuous discrete finite infinite absolute relative
 exponential polynomial
 encoder decoder read write reads writes reading writing
-single multiple better worse best worst good bad early late zero nonzero
+better worse best worst good bad early late zero nonzero
 reduce increase reduces increases reduced increased reducing increasing
 improve worsen improves worsens true false similar different
 succeed fail succeeds fails convex concave symmetric asymmetric
@@ -106,10 +106,20 @@ def turns(key: str, question: str) -> list[Turn]:
     return out
 
 
+_ARTICLE = re.compile(r"\b([Aa])n? $")
+
+
 def _with(key: str, chosen: list[Turn]) -> str:
+    """The key with the chosen turns made, an article before a turned word agreeing with it
+    ("an input" → "a output" would tell the turned option apart: "an output")."""
     out = key
     for start, end, other in sorted((s for t in chosen for s in t), reverse=True):
-        out = out[:start] + other + out[end:]
+        head = out[:start]
+        article = _ARTICLE.search(head)
+        if article:
+            a = article.group(1) + ("n" if other[:1].lower() in "aeiou" else "")
+            head = head[: article.start()] + a + " "
+        out = head + other + out[end:]
     return out
 
 

@@ -192,8 +192,8 @@ class Admission:
         self._release(item_id)
         return best if over <= 0 else None
 
-    def _over(self, load: list[float], count: int, slack: float = SLACK) -> float:
-        cap = ADMIT_CAP * count + slack
+    def _over(self, load: list[float], count: int) -> float:
+        cap = ADMIT_CAP * count + SLACK
         return sum(a - cap for a, c in zip(load, self.capped, strict=True) if c and a > cap)
 
     def _after_leaving(self, item_id: str) -> tuple[float, float, str]:

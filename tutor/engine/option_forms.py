@@ -41,8 +41,6 @@ _NOT_AFTER_DO = frozenset("of is are was were and or as".split())
 _VERB_ENDS = ("ise", "ize", "ify", "ate")  # "Standardise each input", "Simplify the model"
 _CLAIM = re.compile(r"^(the |a |an )?\S+( \S+){0,2} (is|are|was|were) (the|a|an|not) ", re.I)
 _OBJECT_START = frozenset("a an the each all its their your every any one two".split())
-
-
 _LABEL = re.compile(r"^[^\s:][^:.!?]{0,40}?:\s+(?=\S)")
 # "A single number: the sum …", "They are orthogonal: …": a phrase or a clause going on, no label
 _NO_LABEL = re.compile(

@@ -253,6 +253,19 @@ def test_numbered_steps_are_statements_of_their_own(tmp_path: Path) -> None:
     assert "clear the branches caught in the screen below it" in texts
 
 
+def test_a_clause_before_a_comma_is_no_lead_in(tmp_path: Path) -> None:
+    """ "In a dry summer, X" lends X; "It keeps the wheel wet, the stones cool …" does not lend
+    its fragment "The stones cool …" (a learner who knows nothing strikes a fragment)."""
+    said = (
+        " In a dry summer, the miller closes the gate at noon."
+        " It keeps the wheel wet, the stones cool and the race clear of mud."
+    )
+    lesson = load_curriculum(_lesson_with(tmp_path, FAIR_CONCEPT + said)).lessons[0]
+    texts = {d.norm for d in repair.donors(lesson)}
+    assert "the miller closes the gate at noon" in texts
+    assert not any(t.startswith("the stones cool") for t in texts), texts
+
+
 def test_striking_the_options_off_the_question_is_a_strategy_the_admission_weighs() -> None:
     options = [
         "The gate lets water through",

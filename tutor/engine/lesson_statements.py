@@ -41,7 +41,11 @@ _LIST_ITEM = re.compile(r"^([-*]|\d{1,2}[.)])\s+")
 _ANAPHOR = re.compile(r"^(this|these|those|here|the same)\b", re.I)
 # "Without it, X", "In practice, X", "And X", "Ward's method: X": X is a statement of its own
 # (after a label, what the named thing is: a sibling term's meaning)
-_LEAD_IN = re.compile(r"^([A-Z][\w' -]{0,30}?, |(And|Or|Plus|But|So|Also|Yet),? )(?=[a-z])")
+# (never a clause with a subject of its own: "It stores its data, its gradient, …" is no lead-in)
+_LEAD_IN = re.compile(
+    r"^((?!(It|They|We|You|He|She|There|This|These)\b)[A-Z][\w' -]{0,30}?, |"
+    r"(And|Or|Plus|But|So|Also|Yet),? )(?=[a-z])"
+)
 # "The foo bar is the X that …": the meaning of a term the document defines, said as a phrase
 _DEFINES = re.compile(
     r"^(?:the |an? )?[\w-]+(?: [\w-]+){0,3} (?:is|are|means) ((?:the|an?) \w.*)$", re.I

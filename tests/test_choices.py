@@ -7,12 +7,12 @@ session loads lessons)."""
 from __future__ import annotations
 
 import importlib
-import json
 import random
 from pathlib import Path
 
 import pytest
 from guessers_driver import run_guessers
+from sluice_course import sluice_course
 
 from learning_system.curriculum import Curriculum, load_curriculum
 from tutor.commands.items import presented_items
@@ -91,32 +91,6 @@ def test_no_presented_distractor_is_another_items_key_on_the_corpus(corpus_root:
     assert _distractors_that_are_keys(corpus_root, lessons, ("s-corpus",)) == []
 
 
-def _lesson_with(
-    tmp_path: Path,
-    concept: str,
-    key: str = "It lets water through at a rate set by its height",
-    question: str = "What does the gate of a sluice do when it is raised?",
-) -> Path:
-    """One lesson whose bank has a leaky item (long key, one-word distractors) and `concept`
-    as the text of its document's concept section."""
-    folder = tmp_path / "course" / "phases" / "01-p" / "01-the-sluice"
-    (folder / "docs").mkdir(parents=True)
-    doc = "# The Sluice\n\n> Water on demand.\n\n## The Concept\n\n" + concept + "\n"
-    (folder / "docs" / "en.md").write_text(doc, encoding="utf-8")
-    bank = [
-        {
-            "id": "sluice-gate",
-            "stage": "post",
-            "question": question,
-            "options": ["Rust", key, "Wood", "Mud"],
-            "correct": 1,
-            "explanation": "Raising the gate opens a gap under it.",
-        }
-    ]
-    (folder / "quiz.json").write_text(json.dumps(bank), encoding="utf-8")
-    return tmp_path / "course"
-
-
 FAIR_CONCEPT = (
     "It holds the channel shut while the upper pond fills. "
     "It keeps floating branches out of the wheel below the race. "
@@ -127,14 +101,14 @@ FAIR_CONCEPT = (
 
 
 def test_an_item_its_lesson_cannot_make_fair_is_asked_another_way(tmp_path: Path) -> None:
-    bare = load_curriculum(_lesson_with(tmp_path / "bare", "A sluice is old."))
+    bare = load_curriculum(sluice_course(tmp_path / "bare", "A sluice is old."))
     lesson = bare.lessons[0]
     (shown,) = items.present(lesson.quiz, lesson, salt="s", curriculum=bare)
     assert shown.type == "free_recall"
     assert "quiz rules" in shown.note
     # the control: the same item, when its lesson says enough of the same kind, has fair
     # option sets whose distractors are the lesson's own statements, never a one-word option
-    rich = load_curriculum(_lesson_with(tmp_path / "rich", FAIR_CONCEPT))
+    rich = load_curriculum(sluice_course(tmp_path / "rich", FAIR_CONCEPT))
     lesson = rich.lessons[0]
     found = repair.repairs(lesson.quiz[0], lesson, repair.donors(lesson), limit=3)
     assert found
@@ -146,7 +120,7 @@ def test_an_item_its_lesson_cannot_make_fair_is_asked_another_way(tmp_path: Path
 def test_a_statement_saying_another_items_key_is_never_lent(tmp_path: Path) -> None:
     """A document sentence that says what another item's key says (a second key) is not lent,
     even when it fits the length and form better than anything else."""
-    root = _lesson_with(
+    root = sluice_course(
         tmp_path, FAIR_CONCEPT + " It lets water through at a rate its height sets."
     )
     lesson = load_curriculum(root).lessons[0]
@@ -189,7 +163,7 @@ def test_remarks_and_inflected_second_keys_are_never_lent(tmp_path: Path) -> Non
         " See code/sluice.py for the whole gate with its chain and weights."
         " The chain is the part that beginners most often get wrong."
     )
-    lesson = load_curriculum(_lesson_with(tmp_path, FAIR_CONCEPT + remarks)).lessons[0]
+    lesson = load_curriculum(sluice_course(tmp_path, FAIR_CONCEPT + remarks)).lessons[0]
     texts = {_norm(d.text) for d in repair.donors(lesson)}
     assert "it keeps floating branches out of the wheel below the race" in texts
     assert "gates that open by hand are coming in lesson 04" not in texts
@@ -220,7 +194,7 @@ def test_options_set_apart_by_their_look_are_never_lent_beside_a_phrase(tmp_path
     lead-in, an instruction or an `Every …` claim stands out by its look alone (a learner who
     knows nothing strikes it): none is lent. What the label and the lead-in leave is a phrase
     of its own, and is."""
-    root = _lesson_with(
+    root = sluice_course(
         tmp_path,
         PHRASES + SET_APART,
         key="The depth of water let into the race below the mill",
@@ -247,7 +221,7 @@ def test_numbered_steps_are_statements_of_their_own(tmp_path: Path) -> None:
         "\n\n1. Lift the gate by its chain until the pond drains"
         "\n2. Clear the branches caught in the screen below it\n"
     )
-    lesson = load_curriculum(_lesson_with(tmp_path, FAIR_CONCEPT + steps)).lessons[0]
+    lesson = load_curriculum(sluice_course(tmp_path, FAIR_CONCEPT + steps)).lessons[0]
     texts = {d.norm for d in repair.donors(lesson)}
     assert "lift the gate by its chain until the pond drains" in texts
     assert "clear the branches caught in the screen below it" in texts
@@ -260,7 +234,7 @@ def test_a_clause_before_a_comma_is_no_lead_in(tmp_path: Path) -> None:
         " In a dry summer, the miller closes the gate at noon."
         " It keeps the wheel wet, the stones cool and the race clear of mud."
     )
-    lesson = load_curriculum(_lesson_with(tmp_path, FAIR_CONCEPT + said)).lessons[0]
+    lesson = load_curriculum(sluice_course(tmp_path, FAIR_CONCEPT + said)).lessons[0]
     texts = {d.norm for d in repair.donors(lesson)}
     assert "the miller closes the gate at noon" in texts
     assert not any(t.startswith("the stones cool") for t in texts), texts

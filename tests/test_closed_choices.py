@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from guessers_driver import run_guessers
+from sluice_course import sluice_course
 
 from learning_system.curriculum import load_curriculum
 from tutor.engine import admission, guessing, items, repair
@@ -138,23 +139,16 @@ def test_repair_lends_distractors_of_the_kind_the_stem_asks_for(tmp_path: Path) 
     best set lends reasons like its key, though the lesson offers facts of the same length and
     opening ("It is …") that a learner who knows nothing would strike (the sets after it, with
     a fact, are the admission's to weigh by the answer_kind strategy)."""
-    folder = tmp_path / "course" / "phases" / "01-p" / "01-the-sluice"
-    (folder / "docs").mkdir(parents=True)
-    doc = "# The Sluice\n\n> Water on demand.\n\n## The Concept\n\n" + WHY_CONCEPT + "\n"
-    (folder / "docs" / "en.md").write_text(doc, encoding="utf-8")
     key = "It saves the stones, so they do not grind with no one near"
-    bank = [
-        {
-            "id": "sluice-night",
-            "stage": "post",
-            "question": "Why does the miller close the sluice at night?",
-            "options": ["Rust", key, "Wood", "Mud"],
-            "correct": 1,
-            "explanation": "An untended mill can burn.",
-        }
-    ]
-    (folder / "quiz.json").write_text(json.dumps(bank), encoding="utf-8")
-    lesson = load_curriculum(tmp_path / "course").lessons[0]
+    root = sluice_course(
+        tmp_path,
+        WHY_CONCEPT,
+        key,
+        "Why does the miller close the sluice at night?",
+        item_id="sluice-night",
+        explanation="An untended mill can burn.",
+    )
+    lesson = load_curriculum(root).lessons[0]
     facts = [d.text for d in repair.donors(lesson) if d.text.startswith("It is")]
     assert len(facts) >= 3 and all(answer_kind(t) != "reason" for t in facts)
     found = repair.repairs(lesson.quiz[0], lesson, repair.donors(lesson), limit=4)

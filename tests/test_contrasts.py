@@ -4,9 +4,10 @@ form and topic, none set apart from the rest — before any lesson statement is 
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
+
+from sluice_course import sluice_course
 
 from learning_system.curriculum import QuizItem, load_curriculum
 from tutor.engine import guessing, items
@@ -61,35 +62,18 @@ def test_whole_numbers_from_two_turn_doubled_and_one_does_not() -> None:
     assert [[s[2] for s in t] for t in found] == [["columns"], ["shrinks"], ["6"]]
 
 
-def _course(tmp_path: Path, key: str) -> Path:
-    folder = tmp_path / "course" / "phases" / "01-p" / "01-the-sluice"
-    (folder / "docs").mkdir(parents=True)
-    doc = "# The Sluice\n\n> Water on demand.\n\n## The Concept\n\nA sluice is old.\n"
-    (folder / "docs" / "en.md").write_text(doc, encoding="utf-8")
-    bank = [
-        {
-            "id": "sluice-gate",
-            "stage": "post",
-            "question": "What does the gate of a sluice do when it is raised?",
-            "options": ["Rust", key, "Wood", "Mud"],
-            "correct": 1,
-            "explanation": "Raising the gate opens a gap under it.",
-        }
-    ]
-    (folder / "quiz.json").write_text(json.dumps(bank), encoding="utf-8")
-    return tmp_path / "course"
-
-
 def test_a_flawed_item_with_a_turnable_key_is_asked_with_its_contrast_set(tmp_path: Path) -> None:
     key = "It lets more water through, so the pond fills faster"
-    course = load_curriculum(_course(tmp_path / "turnable", key))
+    course = load_curriculum(sluice_course(tmp_path / "turnable", "A sluice is old.", key))
     lesson = course.lessons[0]
     (shown,) = items.present(lesson.quiz, lesson, salt="s", curriculum=course)
     assert shown.type == "mcq" and "opposites" in shown.note
     assert sorted(shown.options) == sorted(contrast_sets(lesson.quiz[0], 1)[0])
     assert shown.options[shown.correct_index] == key
     # the control: with nothing to turn and a lesson that lends nothing fair, free recall
-    plain = load_curriculum(_course(tmp_path / "plain", "It lets water through the gap below"))
+    plain = load_curriculum(
+        sluice_course(tmp_path / "plain", "A sluice is old.", "It lets water through the gap below")
+    )
     lesson = plain.lessons[0]
     (shown,) = items.present(lesson.quiz, lesson, salt="s", curriculum=plain)
     assert shown.type == "free_recall"

@@ -19,6 +19,7 @@ from tutor.gates.mcq import audit_item
 from tutor.gates.offline_verifier import verify
 from tutor.llm.breaker import FORMAT_NOTICE, CircuitBreaker
 from tutor.llm.settings import load_settings, load_verifier_settings, same_model
+from tutor.scout.digest import Digest, SourceEntry
 
 CONTRACT = " ".join(
     (Path(__file__).resolve().parents[1] / "CONTRACT.md").read_text(encoding="utf-8").split()
@@ -159,30 +160,47 @@ def test_aio_run_from_a_plain_thread_and_from_a_running_loop():
         aio.run(broken())
 
 
+def _external(url: str, excerpt: str) -> SourceEntry:
+    return SourceEntry(
+        url=url,
+        kind="external",
+        title="",
+        hash=None,
+        status="ok",
+        reason=None,
+        excerpt=excerpt,
+        takeaways=[],
+        adds_vs_primary="",
+    )
+
+
 def test_the_external_excerpt_is_the_most_relevant_one_or_none():
-    digest = {
-        "sources": [
-            {
-                "kind": "external",
-                "status": "ok",
-                "url": "u1",
-                "excerpt": "Gradient descent moves parameters against the gradient of the loss.",
-            },
-            {
-                "kind": "external",
-                "status": "ok",
-                "url": "u2",
-                "excerpt": "Cosine similarity compares the directions of two embedding vectors.",
-            },
-        ]
-    }
+    sources = [
+        _external("u1", "Gradient descent moves parameters against the gradient of the loss."),
+        _external("u2", "Cosine similarity compares the directions of two embedding vectors."),
+    ]
+    digest = Digest(
+        id="d",
+        lesson_id="P1 L01",
+        lesson_title="t",
+        curriculum="c",
+        created_at="",
+        request_hash="",
+        sources=sources,
+        synthesis="",
+        outline=[],
+        prereqs=[],
+        lang_recommendation=None,
+        warnings=[],
+    )
     section = Section(
         title="Cosine similarity",
         level=2,
         text="Cosine similarity measures the angle "
         "between two vectors, ignoring how long the vectors are.",
     )
-    assert steps.external_for(digest, section)["url"] == "u2"
+    found = steps.external_for(digest, section)
+    assert found is not None and found.url == "u2"
     section = Section(
         title="Tokenisation",
         level=2,

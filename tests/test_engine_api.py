@@ -231,8 +231,8 @@ def test_scout_reports_progress_and_the_learner_can_stop_waiting(tmp_path, store
         )
     sources = [e for e in events if e.what.startswith("sources:")]
     assert sources[-1].finished and sources[-1].done == sources[-1].total == 3
-    slow = next(s for s in session.digest["sources"] if s["url"].endswith("/slow"))
-    assert slow["status"] == "unreachable" and "not waited for" in slow["reason"]
+    slow = next(s for s in session.digest.sources if s.url.endswith("/slow"))
+    assert slow.status == "unreachable" and "not waited for" in (slow.reason or "")
     assert session.prompt.stage == "prior"
 
 

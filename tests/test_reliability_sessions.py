@@ -122,6 +122,24 @@ def test_a_log_that_cannot_be_replayed_starts_the_lesson_afresh_keeping_answers(
         assert store.rows("SELECT count(*) AS n FROM attempts")[0]["n"] >= attempts
 
 
+def test_a_stored_digest_that_no_longer_reads_starts_the_lesson_afresh(tmp_path):
+    run_tutor(tmp_path, "continue", "--plain", "--offline", stdin=b"\n1 s\n")
+    with Store(tmp_path / "tutor.db") as store:
+        session = store.sessions.latest()
+        digest_id = session["state"]["digest_id"]
+        store.execute(
+            "UPDATE digests SET payload = json_set(payload, '$.sources', 'none') WHERE id = ?",
+            (digest_id,),
+        )
+    again = run_tutor(tmp_path, "continue", "--plain", "--offline", stdin=b"\n")
+    err = again.stderr.decode()
+    assert again.returncode == 0, err
+    assert "Traceback" not in err
+    assert "digest in the store is unreadable" in err and "starting it afresh" in err
+    with Store(tmp_path / "tutor.db") as store:
+        assert store.sessions.get(session["id"])["status"] == "abandoned"
+
+
 def test_two_tutors_on_a_fresh_home_one_teaches_the_other_is_told(tmp_path):
     for round_ in range(3):
         home = tmp_path / f"home{round_}"

@@ -39,6 +39,7 @@ from tutor.engine.turns import ERROR_TYPE_MEANING, ERROR_TYPES, Action, InvalidA
 
 if TYPE_CHECKING:
     from tutor.app.app import TutorApp
+    from tutor.scout.digest import Digest
 
 CONFIDENCE_LINE = "confidence:  s sure   h hunch   n no idea      (required)"
 _KEYS = "1234abcd0xyn"  # and s, h
@@ -277,7 +278,7 @@ class SessionScreen(ReportingScreen):
         self.query_one("#title", Static).update(safe(self.session.title, "bold"))
         digest = getattr(self.session, "digest", None)
         resumed = getattr(self.session, "resumed", False)
-        if digest and not resumed and digest.get("sources"):
+        if digest and not resumed and digest.sources:
             self.stage = "scout"
             self.busy = False
             await self.show_scout(waiting=False, digest=digest)
@@ -298,18 +299,17 @@ class SessionScreen(ReportingScreen):
     async def show_text(self, text: str) -> None:
         await self._body(Static(safe(text)))
 
-    async def show_scout(self, waiting: bool, digest: dict | None = None) -> None:
+    async def show_scout(self, waiting: bool, digest: Digest | None = None) -> None:
         table = RichTable(box=None, padding=(0, 1), expand=True)
         table.add_column("source", ratio=3, overflow="fold")
         table.add_column("status", ratio=1)
         table.add_column("reason", ratio=2, overflow="fold")
         if digest:
-            for s in digest["sources"]:
-                name = s.get("title") or s["url"]
+            for s in digest.sources:
                 table.add_row(
-                    safe(("primary · " if s.get("kind") == "primary" else "") + name),
-                    safe(s["status"]),
-                    safe(s.get("reason") or ""),
+                    safe(("primary · " if s.kind == "primary" else "") + (s.title or s.url)),
+                    safe(s.status),
+                    safe(s.reason or ""),
                 )
         else:
             for line in self.scout:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from learning_system.curriculum import Curriculum, Lesson
 from tutor.engine.gatekeeper import Gatekeeper
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from tutor.dossier.model import KnowledgePack
     from tutor.engine.drafter import Drafter
     from tutor.engine.prefetch import Prefetcher
+    from tutor.scout.digest import Digest
 
 T = TypeVar("T")
 
@@ -50,7 +51,7 @@ class LessonContext:
     session_id: str
     lesson: Lesson
     curriculum: Curriculum
-    digest: dict[str, Any]
+    digest: Digest
     gate: Gatekeeper
     journal: Journal
     drafter: Drafter | None = None
@@ -75,10 +76,8 @@ class LessonContext:
         from tutor.engine.prefetch import Prefetcher
 
         self.concept = concept_id(self.lesson)
-        self.primary: str = next(
-            (s["url"] for s in self.digest.get("sources", []) if s.get("kind") == "primary"),
-            str(self.lesson.doc_path),
-        )
+        primary = self.digest.primary
+        self.primary: str = primary.url if primary else str(self.lesson.doc_path)
         self.prep: Prefetcher = Prefetcher(self)
 
     def mid(self, label: str) -> str:

@@ -33,6 +33,7 @@ from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
 if TYPE_CHECKING:
     from learning_system.tables.rows import EventRow, SessionRow
     from tutor.engine.drafter import Drafter
+    from tutor.scout.digest import Digest
 
 
 class ReplayError(Exception):
@@ -46,7 +47,7 @@ class Session:
         curriculum: Curriculum,
         lesson: Lesson,
         session_id: str,
-        digest: dict[str, Any],
+        digest: Digest,
         provider: Any = None,
         drafter: Drafter | None = None,
         activity: Activity | None = None,
@@ -171,7 +172,7 @@ class Session:
             str(curriculum.root),
             "active",
             "prior",
-            {"digest_id": digest["id"]},
+            {"digest_id": digest.id},
         )
         model_work = drafter is not None and not offline and not getattr(provider, "offline", True)
         if model_work:
@@ -195,9 +196,17 @@ class Session:
         activity: Activity | None = None,
     ) -> Session:
         lesson = curriculum.lesson(row["lesson_id"])
-        digest = store.digests.get(row["state"].get("digest_id", "")) or {}
-        if not digest:
+        from pydantic import ValidationError
+
+        from tutor.scout.digest import Digest
+
+        stored = store.digests.get(row["state"].get("digest_id", ""))
+        if not stored:
             raise ReplayError("the session's digest is missing from the store")
+        try:
+            digest = Digest.model_validate(stored)
+        except ValidationError as exc:
+            raise ReplayError(f"the session's digest in the store is unreadable: {exc}") from exc
         return cls(store, curriculum, lesson, row["id"], digest, provider, drafter, activity)
 
     # acting ---------------------------------------------------------------------------------
@@ -285,5 +294,5 @@ class Session:
             str(self.curriculum.root),
             status,
             self.prompt.position,
-            {"digest_id": self.digest.get("id")},
+            {"digest_id": self.digest.id},
         )

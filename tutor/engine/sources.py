@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from learning_system.curriculum import Curriculum, Lesson
 from learning_system.store import Store
 from tutor.engine.progress import Activity
 from tutor.gates.digest_view import GateDigest
+
+if TYPE_CHECKING:
+    from tutor.scout.digest import Digest
 
 log = logging.getLogger("tutor.engine")
 
@@ -21,8 +24,8 @@ def lesson_digest(
     offline: bool,
     activity: Activity | None = None,
     provider: Any = None,
-) -> dict[str, Any]:
-    """Prepare the lesson's digest with the Scout (stored by it) and return it as data. Each
+) -> Digest:
+    """Prepare the lesson's digest with the Scout (stored by it) and return it. Each
     source read is reported to `activity`; once it is `stopping`, sources still being fetched
     are left out (reported unreachable: not waited for)."""
     from tutor.scout.scout import prepare_sync
@@ -40,7 +43,7 @@ def lesson_digest(
         stop=lambda: activity.stopping,
     )
     activity.check()
-    return digest.model_dump(mode="json")
+    return digest
 
 
 def model_notes_later(
@@ -59,18 +62,18 @@ def model_notes_later(
     drafter.prefetch("scout:model-notes", prepare)
 
 
-def sources_summary(digest: dict[str, Any], lesson_id: str) -> str | None:
+def sources_summary(digest: Digest, lesson_id: str) -> str | None:
     """One line on the lesson's external references, when any was planned: how many could be
     read, and where the details are (`tutor scout`). None when the lesson lists none."""
-    refs = [s for s in digest.get("sources", []) if s.get("kind") != "primary"]
+    refs = [s for s in digest.sources if s.kind != "primary"]
     if not refs:
         return None
-    ok = [s for s in refs if s.get("status") in ("ok", "new", "changed")]
+    ok = [s for s in refs if s.status in ("ok", "new", "changed")]
     lost = len(refs) - len(ok)
     scout = f'details: `tutor scout "{lesson_id}"`'
     if not lost:
         return f"{len(refs)} of {len(refs)} references read — teaching from the lesson and them"
-    offline = all(s.get("reason") == "offline" for s in refs if s not in ok)
+    offline = all(s.reason == "offline" for s in refs if s not in ok)
     if offline and not ok:
         return f"references not fetched (offline) — teaching from the lesson; {scout}"
     read = f"{len(ok)} reference" + ("" if len(ok) == 1 else "s")
@@ -87,13 +90,11 @@ def _read(lesson: Lesson) -> str | None:
     return lesson_document(lesson)
 
 
-def gate_digest(digest: dict[str, Any], lesson: Lesson, curriculum: Curriculum) -> GateDigest:
+def gate_digest(digest: Digest, lesson: Lesson, curriculum: Curriculum) -> GateDigest:
     """The digest's sources, with the full text of the lesson's own document (read now, never
     cached) and of its prerequisite lessons, so teaching compiled from their sections is
     grounded."""
-    from tutor.scout.digest import Digest
-
-    view = Digest.model_validate(digest).gate_view(_read(lesson)).sources
+    view = digest.gate_view(_read(lesson)).sources
     sources = dict(view)
     for ref in lesson.prerequisites:
         try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from learning_system.curriculum import Lesson, Section
 from tutor.dossier.teaching import step_selection
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from tutor.dossier.selection import Selection
     from tutor.engine.drafter import Drafter
     from tutor.engine.step_plan import StepPlan
+    from tutor.scout.digest import Digest, SourceEntry
 
 SKIP_SECTIONS = {"learning objectives", "further reading", "exercises", "ship it"}
 RELEVANCE_MIN = 2  # shared substantive words for an external excerpt to join a step
@@ -79,27 +80,25 @@ def where(ctx: LessonContext, step: Step) -> str:
 
 def labels(ctx: LessonContext, step: Step, urls: list[str]) -> list[str]:
     """The step's sources as a learner reads them: `primary §The Concept`, a title."""
-    titles = {s["url"]: s.get("title") or s["url"] for s in ctx.digest.get("sources", [])}
+    titles = {s.url: s.title or s.url for s in ctx.digest.sources}
     own = {ctx.primary, str(step.lesson.doc_path)}
     return [
         f"{where(ctx, step)} §{step.section.title}" if u in own else titles.get(u, u) for u in urls
     ]
 
 
-def external_for(digest: dict[str, Any], section: Section) -> dict[str, Any] | None:
+def external_for(digest: Digest, section: Section) -> SourceEntry | None:
     """The external excerpt that best matches the section's claims (most shared substantive
     words, at least RELEVANCE_MIN), or None."""
     ok = [
         s
-        for s in digest.get("sources", [])
-        if s.get("kind") != "primary"
-        and s.get("status") in ("ok", "changed", "new")
-        and s.get("excerpt")
+        for s in digest.sources
+        if s.kind != "primary" and s.status in ("ok", "changed", "new") and s.excerpt
     ]
     if not ok:
         return None
     wanted = words(" ".join([section.title, *key_sentences(section.text, 3)]))
-    scored = [(len(wanted & words(s["excerpt"])), -n, s) for n, s in enumerate(ok)]
+    scored = [(len(wanted & words(s.excerpt)), -n, s) for n, s in enumerate(ok)]
     score, _, best = max(scored, key=lambda t: (t[0], t[1]))
     return best if score >= RELEVANCE_MIN else None
 
@@ -134,9 +133,9 @@ def compile_step(ctx: LessonContext, step: Step, plan: StepPlan | None = None) -
     sources = [ctx.primary if step.lesson is ctx.lesson else str(step.lesson.doc_path)]
     ext = None if brief else external_for(ctx.digest, section)
     if ext:
-        parts += ["", f"[external: {ext.get('title') or ext['url']}]", ext["excerpt"]]
-        excerpt.append(ext["excerpt"])
-        sources.append(ext["url"])
+        parts += ["", f"[external: {ext.title or ext.url}]", ext.excerpt]
+        excerpt.append(ext.excerpt)
+        sources.append(ext.url)
     return {"content": "\n".join(parts), "sources": sources, "excerpt": "\n\n".join(excerpt)}
 
 

@@ -355,3 +355,57 @@ def test_a_disputed_choice_item_is_rewritten_from_the_audits_problems_and_audite
         assert receipt["outcome"] == "UNVERIFIED" and p.item.written_by == "model"
         assert receipt["payload"]["checks"] == {"offline": [], "model": [p.item.id]}
         assert p.unverified == [p.item.id] and MODEL_WRITTEN in p.flags
+
+
+def written_attempts(store: Store, session: Session) -> list[dict[str, Any]]:
+    from learning_system import ledger
+
+    return [
+        a
+        for a in ledger.attempts(store, session_id=session.id)
+        if a["kind"] in ("probe", "quiz") and " " in (a["answer"] or "")  # not a number
+    ]
+
+
+@pytest.mark.parametrize("writes", ["off-topic", "reference"])
+def test_a_model_that_passes_every_grade_never_turns_a_non_answer_right(store, writes):
+    """The grader model says "passed" to everything. An off-topic text is wrong before any
+    grader sees it (no grade request is sent); a real answer still goes to the model."""
+    off_topic = (
+        "My grandmother grows tomatoes on her balcony every summer and trades the surplus with "
+        "neighbours for fresh bread."
+    )
+
+    def act(prompt: Prompt) -> Action:
+        if prompt.kind == "text" and prompt.item is not None:
+            text = off_topic if writes == "off-topic" else prompt.item.reference
+            return Action(kind="text", text=text, confidence="sure")
+        return answer(prompt)
+
+    with ModelServer(default=rewriting_reply) as srv:
+        settings = load_settings(
+            base_url=srv.base_url, model="loopback-model", timeout=5, max_retries=0, backoff_base=0
+        )
+        provider = make_provider(settings, StoreRecorder(store))
+        course = load_curriculum(builtin_course_path())
+        session = Session.start(
+            store, course, course.lesson(LESSON), provider=provider, drafter=Drafter(provider)
+        )
+        try:
+            while not session.done:
+                session.act(act(session.prompt))
+        finally:
+            session.close()
+        graded = [
+            r
+            for r in srv.chat_requests
+            if request_payload(r.body)["data"].get("task") == "grade_free_recall"
+        ]
+    written = written_attempts(store, session)
+    assert written, "the lesson asked for written answers"
+    if writes == "off-topic":
+        assert not graded
+        assert {a["outcome"] for a in written} == {"wrong"}
+    else:
+        assert graded
+        assert {a["outcome"] for a in written} == {"correct"}

@@ -150,3 +150,42 @@ def test_every_offline_key_point_is_a_whole_sentence(course):
                 assert start == 0 or reference[start - 2] in ".!?", (point, reference)
                 checked += 1
     assert checked > 50
+
+
+def test_an_explain_back_drawn_from_its_lesson_is_checked_against_what_it_teaches(course):
+    """An explanation in the lesson's own terms is offered every point of what the lesson sets
+    out to teach (its objectives), not marked wrong for missing its motto's words; the learner's
+    marks decide. Nonsense, the question back and off-topic text are wrong without asking."""
+    from tutor.engine import grading, probe_items
+
+    lesson = course.lesson("P1 L02")
+    item = probe_items.explain_item(lesson)
+    assert item.reference.startswith(lesson.objectives[0].rstrip("."))
+    real = " ".join(" ".join(s.text for s in lesson.sections).split()[:60])
+    asked: list[str] = []
+
+    def says(value: str):
+        def screen(n: int, text: str):
+            asked.append(text)
+            return Action(kind="yes_no", value=value)
+            yield  # a screen is a generator; this one answers at once
+
+        return screen
+
+    def graded(answer: str, value: str = "y") -> bool | None:
+        run = grading.key_point_grade(item, answer, says(value))
+        try:
+            next(run)
+        except StopIteration as done:
+            return done.value
+        raise AssertionError("the grade asked for more than its screens")
+
+    points = selfgrade.key_points(item.reference)
+    assert len(points) > 1
+    assert graded(real) is True and len(asked) == len(points)
+    assert graded(real, "n") is False
+    asked.clear()
+    for junk in (item.question, OFF_TOPIC, "lesson " * 700, gaming("stem", item.question)):
+        assert not grading.could_answer(item, junk)
+        assert graded(junk) is False
+    assert asked == []

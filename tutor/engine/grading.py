@@ -58,12 +58,12 @@ def key_point_grade(
     item: Presented, answer: str, screen: YesNoScreen
 ) -> Generator[Prompt, Action, bool | None]:
     """Offline free recall: the reference's key points (its whole sentences); the learner is
-    asked only about the points the answer touched (it uses one of the point's own words), and
-    marks each one it made (`screen(n, text)` asks); right when it made more than half of all
-    the points. An answer that touches none — nonsense, the question back, off-topic — is wrong
-    without asking. None when a key-point screen was withheld (no grade from part of them)."""
+    asked only about the points the answer could have made (`offered`), and marks each one it
+    made (`screen(n, text)` asks); right when it made more than half of all the points. An
+    answer offered none — nonsense, the question back, off-topic — is wrong without asking.
+    None when a key-point screen was withheld (no grade from part of them)."""
     points = selfgrade.key_points(item.reference)
-    touched = selfgrade.touched(answer, item.question, item.reference)
+    touched = offered(item, answer)
     if not touched:
         return False
     covered = 0
@@ -77,6 +77,22 @@ def key_point_grade(
             return None
         covered += check.value == "y"
     return selfgrade.passes(covered, len(points))
+
+
+def offered(item: Presented, answer: str) -> list[str]:
+    """The key points of the item's reference an answer could have made
+    (tutor.engine.selfgrade.offered_points)."""
+    return selfgrade.offered_points(answer, item.question, item.reference, item.grounds)
+
+
+def could_answer(item: Presented, answer: str) -> bool:
+    """Whether a free-recall text is an answer at all, before anyone grades it: an explanation
+    drawn from its lesson for an explain-back, else well formed, on topic and more than the
+    question's words (tutor.engine.selfgrade.answers_at_all). No grader, model or learner,
+    turns anything else into right."""
+    if item.grounds:
+        return selfgrade.explains(answer, item.grounds, item.question)
+    return selfgrade.answers_at_all(answer, item.question, item.reference)
 
 
 def self_grade(
@@ -145,7 +161,12 @@ def _prepare(ctx: LessonContext, answers: list[Answer]) -> None:
         return
     for a in answers:
         key = f"grade:{a.attempt_id}"
-        if a.outcome == "pending" and a.item is not None and not ctx.journal.memoized(key):
+        if (
+            a.outcome == "pending"
+            and a.item is not None
+            and could_answer(a.item, a.answer)
+            and not ctx.journal.memoized(key)
+        ):
             drafter.prefetch(key, partial(drafter.grade, a.item, a.answer))
 
 
@@ -181,8 +202,9 @@ def _grade_one(ctx: LessonContext, a: Answer, title: str) -> Generator[Prompt, A
     pending = a.outcome == "pending"
     by_model = False
     if pending:
-        passed = _model_grade(ctx, a)
-        by_model = passed is not None
+        answered = could_answer(item, a.answer)
+        passed = _model_grade(ctx, a) if answered else False
+        by_model = answered and passed is not None
         if passed is None:
             passed = yield from self_grade(ctx, item, a.answer, title)
             if passed is None:

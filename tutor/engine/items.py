@@ -52,6 +52,8 @@ class Presented(BaseModel):
     bloom: str
     stage: str
     note: str = ""  # why a bank item is asked as free recall
+    # an explain-back's lesson as the words an explanation draws on (tutor.engine.selfgrade)
+    grounds: str = ""
     # who wrote the stem and key: the curriculum's bank, or a model (a rewrite, a re-probe);
     # a model's item is shown UNVERIFIED whatever the verifier says (tutor.gates.floor)
     written_by: Literal["bank", "model"] = "bank"

@@ -4,7 +4,7 @@ groups the edge search runs over, and the explain-in-your-own-words item of each
 from __future__ import annotations
 
 from learning_system.curriculum import Lesson
-from tutor.engine import selection
+from tutor.engine import selection, selfgrade
 from tutor.engine.context import LessonContext
 from tutor.engine.edge_search import EdgeSearch
 from tutor.engine.items import Presented
@@ -25,10 +25,17 @@ def queues(strand: Strand, pool: list[Presented]) -> list[list[Presented]]:
     return [[p for p in pool if p.lesson_id == m.lesson.id] for m in strand.members]
 
 
+EXPLAIN_POINTS = 3  # a lesson's objectives an explain-back is checked against, at most
+
+
 def explain_item(lesson: Lesson) -> Presented:
-    """Explain the lesson in your own words (its key insight, for a math lesson), graded
-    against its motto or first objective."""
-    reference = lesson.motto or (lesson.objectives[0] if lesson.objectives else lesson.title)
+    """Explain the lesson in your own words (its key insight, for a math lesson), checked
+    against what the lesson sets out to teach — its first objectives, else its motto, else its
+    first sentences — by an explanation drawn from the lesson's own words (its `grounds`)."""
+    aims = [a.strip().rstrip(".") + "." for a in lesson.objectives[:EXPLAIN_POINTS] if a.strip()]
+    opening = selfgrade.key_points(lesson.sections[0].text)[:2] if lesson.sections else []
+    reference = " ".join(aims) or lesson.motto or " ".join(opening) or lesson.title
+    text = " ".join([lesson.motto or "", *lesson.objectives, *(s.text for s in lesson.sections)])
     math = any(i.type == "numeric" for i in lesson.quiz)
     what = "the key insight behind" if math else "in your own words:"
     return Presented(
@@ -37,6 +44,7 @@ def explain_item(lesson: Lesson) -> Presented:
         type="free_recall",
         question=f"Explain {what} {lesson.title}.",
         reference=reference,
+        grounds=" ".join(sorted(selfgrade.stems(text))),
         bloom="understand",
         stage="pre",
     )

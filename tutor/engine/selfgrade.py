@@ -76,6 +76,26 @@ def passes(covered: int, points: int) -> bool:
     return covered * 2 > points
 
 
+def answers_at_all(answer: str, question: str, reference: str) -> bool:
+    """Whether a text could be an answer to the question at all, whoever grades it: well
+    formed, on topic, and more than the question's own words."""
+    return (
+        well_formed(answer)
+        and on_topic(answer, question, reference)
+        and bool(stems(answer) - stems(question))
+    )
+
+
+def offered_points(answer: str, question: str, reference: str, grounds: str = "") -> list[str]:
+    """The key points a learner may confirm an answer made: for an explain-back (`grounds`: the
+    words of its lesson), every point when the answer is an explanation drawn from the lesson
+    (`explains`: it is in one's own words, so it need not repeat the reference's), none
+    otherwise; for any other answer, those it touched."""
+    if grounds:
+        return key_points(reference) if explains(answer, grounds, question) else []
+    return touched(answer, question, reference)
+
+
 def explains(text: str, lesson_text: str, title: str) -> bool:
     """An explain-back worth checking against the rubric: EXPLAIN_MIN_WORDS distinct content
     words, not one word repeated, and at least EXPLAIN_MIN_LESSON (and EXPLAIN_LESSON_SHARE) of

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-from tutor.engine import probe_budget, probe_items, selfgrade, verdicts
+from tutor.engine import grading, probe_budget, probe_items, selfgrade, verdicts
 from tutor.engine.asking import ask
 from tutor.engine.context import LessonContext
 from tutor.engine.edge_search import EdgeSearch, ahead
@@ -45,7 +45,7 @@ def _known_now(answer: Answer) -> bool:
     item = answer.item
     if answer.outcome != "pending" or item is None:
         return answer.outcome == "correct" and answer.confidence != "no_idea"
-    touched = selfgrade.touched(answer.answer, item.question, item.reference)
+    touched = grading.offered(item, answer.answer)
     return selfgrade.passes(len(touched), len(selfgrade.key_points(item.reference)))
 
 

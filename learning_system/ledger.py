@@ -5,6 +5,7 @@ mistake or concept starts as, how an answer moves a schedule) over the store's t
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -99,6 +100,11 @@ def record_attempt(store: Store, attempt: Attempt) -> bool:
 def grade_attempt(store: Store, attempt_id: str, outcome: Outcome) -> bool:
     """Grade an answer recorded as pending, once. Returns False when it was already graded."""
     return store.attempts.grade(attempt_id, outcome)
+
+
+def reveal_attempts(store: Store, attempt_ids: Sequence[str]) -> None:
+    """Mark withheld answers as shown with their results (idempotent)."""
+    store.attempts.reveal(attempt_ids)
 
 
 def attempts(

@@ -141,3 +141,38 @@ def test_one_sure_and_wrong_answer_is_too_few_to_tell_not_a_match(tmp_path):
         matched = calibration(store).advice()
     assert leaning.startswith("Too few tagged answers to tell yet")
     assert matched.startswith("Your confidence matches your answers")
+
+
+def test_a_withheld_answer_is_not_counted_until_its_batch_results_are_shown(tmp_path):
+    """SPEC §4.1: no right or wrong before the batch ends — so calibration (home, `tutor
+    status`) cannot count a withheld probe answer either, paused or not."""
+    from learning_system.curriculum import load_curriculum
+    from tutor.config import builtin_course_path
+    from tutor.engine.session import Session
+    from tutor.engine.turns import Action
+
+    course = load_curriculum(builtin_course_path())
+    with Store(tmp_path / "tutor.db") as store:
+        session = Session.start(store, course, course.lesson("P1 L01"), offline=True)
+        while session.prompt.kind != "choice":
+            session.act(Action(kind="next"))
+        item = session.prompt.item
+        wrong = next(n for n in range(len(item.options)) if n != item.correct_index)
+        session.act(Action(kind="answer", value=str(wrong), confidence="sure"))
+        session.pause()
+        assert calibration(store).tally("sure").wrong == 0  # answered, results not shown
+        shown = tutor(tmp_path, "status")
+        assert "Sure & wrong" not in shown.stdout
+        session = Session.resume(store, course, store.sessions.latest())
+        while session.prompt.stage != "results":
+            p = session.prompt
+            if p.kind == "choice":
+                session.act(
+                    Action(kind="answer", value=str(p.item.correct_index), confidence="hunch")
+                )
+            elif p.kind == "text":
+                session.act(Action(kind="text", value="idk"))
+            else:
+                session.act(Action(kind="next"))
+        assert calibration(store).tally("sure").wrong == 1
+        session.close()

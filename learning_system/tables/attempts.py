@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any, cast
 from learning_system.tables import Table, marks
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from learning_system.tables.rows import Answer, AttemptRow, ConfidenceCount
 
 
@@ -34,6 +36,14 @@ class Attempts(Table):
                 (outcome, attempt_id),
             )
             return cur.rowcount == 1
+
+    def reveal(self, attempt_ids: Sequence[str]) -> None:
+        """Drop the `withheld` mark of these attempts: their results have been shown."""
+        with self.store.transaction() as c:
+            c.executemany(
+                "UPDATE attempts SET payload = json_remove(payload, '$.withheld') WHERE id = ?",
+                [(i,) for i in attempt_ids],
+            )
 
     def where(
         self, *, session_id: str | None = None, concept_id: str | None = None
@@ -92,12 +102,14 @@ class Attempts(Table):
 
     def confidence_counts(self, since: str) -> list[ConfidenceCount]:
         """Answers from `since` on that were right or wrong and carry a confidence tag, counted
-        by concept (its name; its lesson until the Clerk has named it), tag and outcome."""
+        by concept (its name; its lesson until the Clerk has named it), tag and outcome — not
+        those still withheld (their batch's results not shown yet)."""
         rows = self.store.rows(
             "SELECT coalesce(c.name, a.lesson_id, a.concept_id, '') AS concept, a.confidence, "
             "a.outcome, count(*) AS n FROM attempts a LEFT JOIN concepts c ON c.id = a.concept_id "
             "WHERE a.outcome IN ('correct', 'wrong') AND a.confidence IN ('sure', 'hunch', "
-            "'no_idea') AND a.created_at >= ? GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+            "'no_idea') AND a.created_at >= ? "
+            "AND json_extract(a.payload, '$.withheld') IS NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
             (since,),
         )
         return cast("list[ConfidenceCount]", rows)

@@ -56,6 +56,7 @@ def ask(
         outcome="idk"
         if idk
         else ("pending" if graded is None else "correct" if graded else "wrong"),
+        withheld=not feedback,
     )
     ctx.journal.record(result)
     if feedback:

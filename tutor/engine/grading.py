@@ -11,7 +11,7 @@ from functools import partial
 from tutor.engine import selfgrade
 from tutor.engine.context import LessonContext
 from tutor.engine.items import Presented
-from tutor.engine.records import Answer, Grade, Mistake
+from tutor.engine.records import Answer, Grade, Mistake, Revealed
 from tutor.engine.screens import flags, show, withheld, yes_no
 from tutor.engine.turns import ERROR_TYPES, Action, Prompt
 from tutor.gates.checker import Block, Emit
@@ -189,6 +189,9 @@ def reveal(
     attribution. Independent grades are verified concurrently. Returns the answers as graded
     (one whose self-grade screen was withheld stays pending)."""
     _prepare(ctx, answers)
+    shown = tuple(a.attempt_id for a in answers if a.withheld)
+    if shown:
+        ctx.journal.record(Revealed(shown))
     out: list[Answer] = []
     for a in answers:
         graded = yield from _grade_one(ctx, a, title)

@@ -12,7 +12,7 @@ from learning_system import ledger
 from learning_system.curriculum import Curriculum, Lesson
 from learning_system.store import Store
 from tutor.engine.pending import pending_ingest
-from tutor.engine.records import Answer, Finish, Grade, Mistake, Note, Record
+from tutor.engine.records import Answer, Finish, Grade, Mistake, Note, Record, Revealed
 
 T = TypeVar("T")
 
@@ -80,6 +80,8 @@ class SessionJournal:
             self._attempt(record)
         elif isinstance(record, Grade):
             ledger.grade_attempt(self.store, record.attempt_id, record.outcome)
+        elif isinstance(record, Revealed):
+            ledger.reveal_attempts(self.store, record.attempt_ids)
         elif isinstance(record, Mistake):
             self._mistake(record)
         elif isinstance(record, Note):
@@ -116,6 +118,7 @@ class SessionJournal:
                 payload={
                     "question": item.question if item else "",
                     "rubric_hits": list(a.rubric_hits),
+                    **({"withheld": True} if a.withheld else {}),
                 },
             ),
         )

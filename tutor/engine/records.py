@@ -28,6 +28,14 @@ class Answer:
     outcome: Outcome
     feynman: bool | None = None
     rubric_hits: tuple[str, ...] = ()
+    withheld: bool = False  # its right or wrong is not shown until its batch's results
+
+
+@dataclass(frozen=True)
+class Revealed:
+    """Withheld answers whose results are now shown: counted from here on (calibration)."""
+
+    attempt_ids: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -77,4 +85,4 @@ class Finish:
     skipped: list[str]
 
 
-Record = Answer | Grade | Mistake | Note | Finish
+Record = Answer | Grade | Revealed | Mistake | Note | Finish

@@ -535,7 +535,15 @@ def _numbered_folders(
             )
             continue
         match = _NUMBERED.match(child.name)
-        if match:
+        if match and kind == "lesson" and not _holds_lesson(child):
+            problems.append(
+                Problem(
+                    severity="warning",
+                    file=_rel(child, root),
+                    message=f"lesson folder holds neither {DOC_FILE} nor {QUIZ_FILE}; left out",
+                )
+            )
+        elif match:
             numbered.append((int(match.group(1)), child))
         elif _holds_lesson(child) or (
             kind == "phase" and any(map(_holds_lesson, _children(child)))
@@ -553,12 +561,12 @@ def _numbered_folders(
             result.append((number, child))
     next_free = max(used, default=0) + 1
     for child in late + unnumbered:
-        reason = "repeats the number of another" if child in late else "has no number"
+        reason = f"repeats the number of another {kind}" if child in late else "has no number"
         problems.append(
             Problem(
                 severity="warning",
                 file=_rel(child, root),
-                message=(f"{kind} folder {reason} {kind}; numbered {next_free}"),
+                message=f"{kind} folder {reason}; numbered {next_free}",
             )
         )
         result.append((next_free, child))

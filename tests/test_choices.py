@@ -7,6 +7,7 @@ session loads lessons)."""
 from __future__ import annotations
 
 import importlib
+import json
 import random
 from pathlib import Path
 
@@ -325,3 +326,26 @@ def test_a_testwise_learner_gains_nothing_on_a_generated_course(tmp_path: Path, 
         line = next(line for line in lines if line.strip().startswith(name))
         rate = float(line.split(name)[1].split()[-1 if name != "best strategy:" else 1].rstrip("%"))
         assert rate <= 30.0, out
+
+
+def test_numeric_options_are_shown_in_order_with_the_key_where_it_falls(tmp_path):
+    """The tutor's own shuffle never puts numbers out of order (M11 on its own doing)."""
+    from tutor.gates import mcq
+
+    root = sluice_course(tmp_path, "A sluice gate of 512 mm passes twice the water of 256 mm.")
+    bank_file = next(root.rglob("quiz.json"))
+    bank = json.loads(bank_file.read_text(encoding="utf-8"))
+    bank[0].update(
+        question="How many millimetres high is the sluice gate in the lesson?",
+        options=["640", "128", "512", "256"],
+        correct=2,
+    )
+    bank_file.write_text(json.dumps(bank), encoding="utf-8")
+    course = load_curriculum(root)
+    lesson = course.lessons[0]
+    for salt in ("a", "b", "c", "d", "e", "f"):
+        (p,) = items.present(lesson.quiz, lesson, salt=salt, curriculum=course)
+        assert p.type == "mcq", p.note
+        assert p.options == ["128", "256", "512", "640"]
+        assert p.options[p.correct_index] == "512"
+        assert not [i for i in mcq.audit_item(p.to_question()) if i.code == "M11"]

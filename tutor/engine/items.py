@@ -21,6 +21,7 @@ from tutor.engine import repair
 from tutor.engine.admission import Admission, Offer
 from tutor.engine.guessing import guessable_by
 from tutor.engine.option_sets import made, option_sets
+from tutor.gates import mcq
 from tutor.gates.envelopes import QuizQuestion
 
 ItemType = Literal["mcq", "numeric", "free_recall"]
@@ -99,7 +100,7 @@ def _seed(*parts: str) -> int:
 
 def _as_free_recall(item: QuizItem, lesson: Lesson, note: str) -> Presented:
     key = item.options[item.correct] if 0 <= item.correct < len(item.options) else ""
-    reference = f"{key}. {item.explanation}".strip(". ") if key else item.explanation
+    reference = with_explanation(key, item.explanation) if key else item.explanation
     return Presented(
         id=item.id,
         lesson_id=lesson.id,
@@ -252,6 +253,13 @@ def _choice_forms(
     return chosen, why
 
 
+def with_explanation(key: str, explanation: str) -> str:
+    """The reference of a keyed item: its key, then (as a sentence after it) the bank's
+    explanation."""
+    key, explanation = key.strip(), explanation.strip()
+    return f"{key.rstrip('.')}. {explanation}" if explanation else key
+
+
 def present(
     items: Sequence[QuizItem], lesson: Lesson, salt: str = "", curriculum: Curriculum | None = None
 ) -> list[Presented]:
@@ -290,6 +298,10 @@ def present(
         random.Random(_seed(item.id, salt)).shuffle(distractors)
         slot = next(slots)
         distractors.insert(slot, key)
+        values = mcq.numeric_values(distractors)
+        if values is not None:  # numbers are shown in order (M11), the key where it falls
+            distractors = [o for _, o in sorted(zip(values, distractors, strict=True))]
+            slot = distractors.index(key)
         out.append(
             Presented(
                 id=item.id,
@@ -298,7 +310,7 @@ def present(
                 question=item.question,
                 options=distractors,
                 correct_index=slot,
-                reference=f"{key}. {item.explanation}",
+                reference=with_explanation(key, item.explanation),
                 bloom=bloom_of(item),
                 stage=item.stage,
                 note=repair.NOTES.get(how, ""),

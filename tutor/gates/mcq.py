@@ -205,19 +205,25 @@ def _length_issues(q: QuizQuestion, key: int) -> list[QuizIssue]:
     return [_issue(q.id, "M05", problem)]
 
 
-def _numeric_order_issue(q: QuizQuestion) -> list[QuizIssue]:
-    options = q.options
+def numeric_values(options: Sequence[str]) -> list[float] | None:
+    """The values of options that are all plain numbers in one unit (three or more), which
+    must be shown in order (M11); None otherwise."""
     if len(options) < 3 or any(o.lstrip()[:1] not in _NUMERIC_START for o in options):
-        return []
+        return None
     values: list[float] = []
     units: set[str] = set()
     for o in options:
         parsed = parse_number(o)
         if parsed is None:
-            return []
+            return None
         values.append(parsed[0])
         units.add(parsed[1])
-    if len(units) > 1:
+    return values if len(units) == 1 else None
+
+
+def _numeric_order_issue(q: QuizQuestion) -> list[QuizIssue]:
+    values = numeric_values(q.options)
+    if values is None:
         return []
     pairs = list(zip(values, values[1:], strict=False))
     if all(a <= b for a, b in pairs) or all(a >= b for a, b in pairs):

@@ -201,9 +201,13 @@ def _why_not_probed(member: Strand, evidence: list[Evidence]) -> str:
     )
     bank = len(member.items)
     held = f"{graded} graded answer{'s' if graded != 1 else ''} of its own, {MIN_EVIDENCE} needed"
-    if bank < MIN_EVIDENCE:
-        return f"{held}: only {bank} item in its bank, and its explain-back was not answered"
-    return f"{held}: the other questions were withheld or not answered"
+    if bank >= MIN_EVIDENCE:
+        return f"{held}: the other questions were withheld or not answered"
+    items = f"{bank} item{'s' if bank != 1 else ''}"
+    explained = any(r.lesson == member.lesson.id and r.item.endswith("-explain") for r in evidence)
+    if explained:
+        return f"{held}: only {items} in its bank, and its explain-back was not graded"
+    return f"{held}: only {items} in its bank, and its explain-back was not answered"
 
 
 def reprobe(

@@ -279,6 +279,35 @@ async def test_a_reasoning_models_thinking_before_its_json_is_set_aside(srv, pro
     assert len(srv.chat_requests) == 1  # accepted as it came, no re-ask
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Sure! Here is the JSON you asked for:\n" + json.dumps(GOOD) + "\nAnything else?",
+        "Here it is:\n```json\n" + json.dumps(GOOD) + "\n```\nThe {braces} are JSON.",
+        "Two and two; the schema wants {answer, why}.\n</think>\n\n" + json.dumps(GOOD),
+    ],
+    ids=["prose-around", "fence-in-prose", "orphan-think-end"],
+)
+async def test_json_amid_prose_a_fence_or_an_orphan_think_end_is_used(srv, provider, reply):
+    srv.script([Reply.text(reply)])
+    assert await ask(provider) == Answer(**GOOD)
+    assert len(srv.chat_requests) == 1  # accepted as it came, no re-ask
+
+
+async def test_json_whose_text_holds_fences_and_think_tags_is_taken_whole(srv, provider):
+    good = {"answer": 4, "why": "```python\nprint(2 + 2)\n``` then </think> {x}"}
+    srv.script([Reply.json(good)])
+    assert await ask(provider) == Answer(**good)
+
+
+async def test_prose_around_json_that_fails_the_schema_is_still_re_asked(srv, provider):
+    srv.script([Reply.text(f"Sure: {json.dumps({**GOOD, 'extra': 1})} ok"), Reply.json(GOOD)])
+    assert await ask(provider) == Answer(**GOOD)
+    assert len(srv.chat_requests) == 2
+    errors = json.loads(srv.chat_requests[1].body["messages"][-1]["content"])
+    assert any("extra" in e for e in errors["validation_errors"])
+
+
 async def test_an_endpoint_without_json_schema_gets_json_object_and_it_is_remembered(
     recorder, new_provider
 ):

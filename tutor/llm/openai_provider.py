@@ -172,16 +172,28 @@ def _response_schema(schema: type[BaseModel]) -> dict[str, Any]:
         return _inlined(_lean(schema.model_json_schema()))
 
 
-_FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
-_THINKING = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
+_FENCE = re.compile(r"```(?:json)?[ \t]*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
+_THOUGHT_END = "</think>"
 
 
 def _json_text(content: str) -> str:
-    """The JSON inside a reply: endpoints in plain JSON mode sometimes fence it, and reasoning
-    models served locally put their `<think>…</think>` before it."""
-    content = _THINKING.sub("", content, count=1)
-    match = _FENCE.match(content)
-    return match.group(1) if match else content
+    """The JSON inside a reply, for the schema to validate strictly. The first of these that is
+    JSON at all: the reply; what follows a reasoning model's thinking (everything up to the last
+    `</think>`: R1-style chat templates strip the opening tag); a ```` ``` ```` fence found in
+    that; the text from its first `{` to its last `}` (models in plain JSON mode put prose
+    around the JSON). Else the last of them, for the validation errors to be about."""
+    thought = content.rpartition(_THOUGHT_END)[2]
+    fenced = _FENCE.search(thought)
+    inner = fenced.group(1) if fenced else thought
+    start, end = inner.find("{"), inner.rfind("}")
+    candidates = [content, thought, inner, inner[start : end + 1] if 0 <= start < end else inner]
+    for text in candidates:
+        try:
+            json.loads(text)
+        except ValueError:
+            continue
+        return text
+    return candidates[-1]
 
 
 @cache

@@ -308,6 +308,34 @@ async def test_prose_around_json_that_fails_the_schema_is_still_re_asked(srv, pr
     assert any("extra" in e for e in errors["validation_errors"])
 
 
+@pytest.mark.parametrize("content_type", ["text/plain", "text/html; charset=utf-8", None])
+async def test_a_completion_served_as_another_content_type_is_read(
+    recorder, new_provider, content_type
+):
+    with ModelServer(completion_content_type=content_type) as srv:
+        provider = new_provider(fast_settings(srv.base_url), recorder)
+        srv.script([GOOD])
+        assert await ask(provider) == Answer(**GOOD)
+        assert len(srv.chat_requests) == 1  # read as it came, not retried as malformed
+    assert recorder.calls[-1].outcome == "ok"
+
+
+async def test_a_completion_served_as_text_that_is_not_json_is_malformed(recorder, new_provider):
+    with ModelServer(completion_content_type="text/plain") as srv:
+        provider = new_provider(fast_settings(srv.base_url, max_retries=1), recorder)
+        srv.script([Reply.malformed(), Reply.malformed()])
+        with pytest.raises(ModelFailure) as info:
+            await ask(provider)
+    assert info.value.kind == "malformed"
+
+
+async def test_content_given_as_text_parts_is_joined(srv, provider):
+    text = json.dumps(GOOD)
+    srv.script([Reply.in_parts([text[:9], text[9:20], text[20:]])])
+    assert await ask(provider) == Answer(**GOOD)
+    assert len(srv.chat_requests) == 1
+
+
 async def test_an_endpoint_without_json_schema_gets_json_object_and_it_is_remembered(
     recorder, new_provider
 ):

@@ -228,8 +228,21 @@ class _Completion:
     usage: dict[str, Any] | None
 
 
+def _text_parts(content: list[Any]) -> str:
+    """The text of a content given as parts (`[{"type": "text", "text": "…"}, …]`)."""
+    if not all(isinstance(part, dict) for part in content):
+        raise ValueError("the reply is not a chat completion")
+    texts = [p.get("text") for p in content if p.get("type") == "text"]
+    if not all(isinstance(text, str) for text in texts):
+        raise ValueError("the reply is not a chat completion")
+    return "".join(texts)
+
+
 def _parse_completion(obj: Any) -> _Completion:
-    """The parts of a chat completion we use; ValueError when the reply is not one."""
+    """The parts of a chat completion we use; ValueError when the reply is not one. A body
+    served as other than JSON (text/plain, no content type) comes as text: it is parsed here."""
+    if isinstance(obj, str | bytes):
+        obj = json.loads(obj)  # a JSONDecodeError is a ValueError: a malformed reply
     try:
         choice = obj["choices"][0]
         message = choice["message"]
@@ -239,6 +252,8 @@ def _parse_completion(obj: Any) -> _Completion:
         usage = obj.get("usage")
     except (KeyError, IndexError, TypeError, AttributeError):
         raise ValueError("the reply is not a chat completion") from None
+    if isinstance(content, list):
+        content = _text_parts(content)
     if not isinstance(content, str | None) or not isinstance(finish, str | None):
         raise ValueError("the reply is not a chat completion")
     return _Completion(

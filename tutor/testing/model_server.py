@@ -11,7 +11,9 @@ answers `srv.default` if set, else 500. `stream: true` requests get server-sent 
 HTTP errors, 429 with Retry-After, a hang past the client's timeout, a connection reset, a
 malformed body, a truncated stream or body, a refusal, a length cut-off; and endpoint-wide
 rejection of `json_schema` response formats, of `stream_options` or of `max_tokens` (as
-OpenAI's reasoning models do: they take `max_completion_tokens`).
+OpenAI's reasoning models do: they take `max_completion_tokens`). Quirks of servers that answer
+well enough: completions served as another content type (or none), and a message's content
+given as a list of text parts (`Reply.in_parts`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class Reply:
     clean: bool = False
     body: bytes = b""
     usage: tuple[int, int] | None = None
+    content_parts: tuple[str, ...] | None = None
 
     @classmethod
     def text(
@@ -52,6 +55,13 @@ class Reply:
         return cls(
             content=content, chunks=tuple(chunks) if chunks is not None else None, delay=delay
         )
+
+    @classmethod
+    def in_parts(cls, texts: Iterable[str]) -> Reply:
+        """A non-streamed answer whose `message.content` is a list of text parts (as some
+        servers send), `[{"type": "text", "text": …}, …]`: together, the texts."""
+        parts = tuple(texts)
+        return cls(content="".join(parts), content_parts=parts)
 
     @classmethod
     def json(cls, obj: Any, *, delay: float = 0.0) -> Reply:
@@ -180,10 +190,17 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             return raw.decode("utf-8", "replace")
 
-    def _send_json(self, status: int, obj: Any, extra: dict[str, str] | None = None) -> None:
+    def _send_json(
+        self,
+        status: int,
+        obj: Any,
+        extra: dict[str, str] | None = None,
+        content_type: str | None = "application/json",
+    ) -> None:
         data = json.dumps(obj).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        if content_type is not None:
+            self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         for k, v in (extra or {}).items():
             self.send_header(k, v)
@@ -284,7 +301,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(reply, body)
         elif reply.kind == "malformed":
             self.send_response(200)
-            self.send_header("Content-Type", "application/json")
+            if self.server.owner.completion_content_type is not None:
+                self.send_header("Content-Type", self.server.owner.completion_content_type)
             self.send_header("Content-Length", str(len(reply.body)))
             self.end_headers()
             self.wfile.write(reply.body)
@@ -302,6 +320,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _complete(self, reply: Reply, body: dict) -> None:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content, "refusal": None}
+        if reply.content_parts is not None:
+            message["content"] = [{"type": "text", "text": t} for t in reply.content_parts]
         finish = "stop"
         if reply.kind == "refusal":
             message.update(content=None, refusal=reply.content)
@@ -328,7 +348,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return
-        self._send_json(200, obj)
+        self._send_json(200, obj, content_type=self.server.owner.completion_content_type)
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
@@ -412,6 +432,7 @@ class ModelServer:
         list_models: bool = True,
         require_key: str | None = None,
         default: ScriptItem | None = None,
+        completion_content_type: str | None = "application/json",
     ) -> None:
         self.models = list(models)
         self.latency = latency
@@ -421,6 +442,8 @@ class ModelServer:
         self.list_models = list_models  # False: GET /models is 404, as on some proxies
         self.require_key = require_key
         self.default = default
+        # the Content-Type of a non-streamed completion; None: the header is left out
+        self.completion_content_type = completion_content_type
         self._script: deque[ScriptItem] = deque()
         self._requests: list[RecordedRequest] = []
         self._lock = threading.Lock()

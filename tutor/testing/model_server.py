@@ -10,10 +10,10 @@ list (sent as JSON text), or a callable `(body) -> item`. With the script exhaus
 answers `srv.default` if set, else 500. `stream: true` requests get server-sent events. Faults:
 HTTP errors, 429 with Retry-After, a hang past the client's timeout, a connection reset, a
 malformed body, a truncated stream or body, a refusal, a length cut-off; and endpoint-wide
-rejection of `json_schema` response formats, of `stream_options` or of `max_tokens` (as
-OpenAI's reasoning models do: they take `max_completion_tokens`). Quirks of servers that answer
-well enough: completions served as another content type (or none), and a message's content
-given as a list of text parts (`Reply.in_parts`).
+rejection of `json_schema` response formats (or of any `response_format`), of `stream_options`
+or of `max_tokens` (as OpenAI's reasoning models do: they take `max_completion_tokens`).
+Quirks of servers that answer well enough: completions served as another content type (or
+none), and a message's content given as a list of text parts (`Reply.in_parts`).
 """
 
 from __future__ import annotations
@@ -261,6 +261,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         owner = self.server.owner
         fmt = (body.get("response_format") or {}).get("type")
+        if owner.reject_response_format and "response_format" in body:
+            self._error(400, "unknown parameter: response_format", param="response_format")
+            return
         if owner.reject_json_schema and fmt == "json_schema":
             self._error(
                 400,
@@ -427,6 +430,7 @@ class ModelServer:
         models: Iterable[str] = ("loopback-model",),
         latency: float = 0.0,
         reject_json_schema: bool = False,
+        reject_response_format: bool = False,
         reject_stream_options: bool = False,
         reject_max_tokens: bool = False,
         list_models: bool = True,
@@ -437,6 +441,7 @@ class ModelServer:
         self.models = list(models)
         self.latency = latency
         self.reject_json_schema = reject_json_schema
+        self.reject_response_format = reject_response_format  # any kind, json_object too
         self.reject_stream_options = reject_stream_options
         self.reject_max_tokens = reject_max_tokens
         self.list_models = list_models  # False: GET /models is 404, as on some proxies

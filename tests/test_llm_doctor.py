@@ -231,3 +231,28 @@ def test_doctor_shows_openais_own_url_when_only_a_key_is_set(monkeypatch):
     report = {"settings": settings, **dict.fromkeys(("model", "verifier", "store"), part)}
     out = render({**report, "curriculum": part, "ok": True})
     assert f"base_url={DEFAULT_BASE_URL} (default)" in out
+
+
+def test_a_base_url_missing_v1_gets_the_hint_to_add_it(capsys, monkeypatch, tmp_path):
+    from tutor.engine.runner import model_provider
+
+    with ModelServer(only_v1=True, default=READY) as srv:
+        monkeypatch.setenv("TUTOR_BASE_URL", srv.root_url + "/")
+        code, data = report(capsys)
+        hint = f"the endpoint answers under /v1: set base_url to {srv.root_url}/v1"
+        assert code == 1 and hint in data["model"]["message"], data["model"]
+        assert [r.path for r in srv.requests] == ["/models", "/v1/models"]  # no completion
+        code, out = run_doctor(capsys)
+        assert hint in out
+        told: list[str] = []  # a lesson says the same, once, and runs offline
+        with Store(tmp_path / "t.db") as store:
+            assert model_provider(store, progress=told.append) is None
+        assert any(hint in t for t in told), told
+
+
+def test_no_v1_hint_when_the_v1_path_does_not_answer_either(capsys, monkeypatch):
+    with ModelServer(list_models=False, default=READY) as srv:
+        monkeypatch.setenv("TUTOR_BASE_URL", srv.root_url)
+        code, data = report(capsys)
+    assert data["model"]["status"] == "no_listing" and "/v1" not in data["model"]["message"]
+    assert [r.path for r in srv.requests][:2] == ["/models", "/v1/models"]

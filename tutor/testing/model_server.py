@@ -237,9 +237,16 @@ class _Handler(BaseHTTPRequestHandler):
         return False
 
     # -- routes ---------------------------------------------------------------------------------
+    def _outside_v1(self) -> bool:
+        """With `only_v1`, a path not under /v1/ is 404, as on servers serving only /v1/…"""
+        if self.server.owner.only_v1 and not self.path.startswith("/v1/"):
+            self._error(404, f"no route {self.path}")
+            return True
+        return False
+
     def do_GET(self) -> None:
         self._record(None)
-        if not self._authorised():
+        if not self._authorised() or self._outside_v1():
             return
         if self.path.rstrip("/").endswith("/models") and self.server.owner.list_models:
             owner = self.server.owner
@@ -254,7 +261,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = self._read_body()
         self._record(body)
-        if not self._authorised():
+        if not self._authorised() or self._outside_v1():
             return
         if not self.path.rstrip("/").endswith("/chat/completions") or not isinstance(body, dict):
             self._error(404 if isinstance(body, dict) else 400, f"cannot serve {self.path}")
@@ -437,6 +444,7 @@ class ModelServer:
         require_key: str | None = None,
         default: ScriptItem | None = None,
         completion_content_type: str | None = "application/json",
+        only_v1: bool = False,
     ) -> None:
         self.models = list(models)
         self.latency = latency
@@ -445,6 +453,7 @@ class ModelServer:
         self.reject_stream_options = reject_stream_options
         self.reject_max_tokens = reject_max_tokens
         self.list_models = list_models  # False: GET /models is 404, as on some proxies
+        self.only_v1 = only_v1  # True: only paths under /v1/ are served (`root_url` 404s)
         self.require_key = require_key
         self.default = default
         # the Content-Type of a non-streamed completion; None: the header is left out
@@ -490,7 +499,12 @@ class ModelServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{self.root_url}/v1"
+
+    @property
+    def root_url(self) -> str:
+        """The server without the /v1 most OpenAI-compatible servers put their API under."""
+        return f"http://127.0.0.1:{self.port}"
 
     # scripting --------------------------------------------------------------------------------
     def script(self, items: Iterable[ScriptItem]) -> ModelServer:

@@ -9,10 +9,22 @@ import pytest
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "aiefs"
 RAM_DISK = Path("/dev/shm")
 RAM_DISK_MIN_FREE = 1 << 30
+# model settings a developer's shell may hold; tests set what they need themselves
+MODEL_ENV = (
+    "OPENAI_BASE_URL",
+    "OPENAI_MODEL",
+    "OPENAI_API_KEY",
+    "TUTOR_BASE_URL",
+    "TUTOR_MODEL",
+    "TUTOR_API_KEY_ENV",
+)
 
 
 def pytest_configure(config) -> None:
-    """Temporary files (tmp_path, tempfile, and the `tutor` processes tests start) go to a RAM
+    """No model settings are inherited from the shell running the tests (MODEL_ENV): a test, or
+    a `tutor` process it starts, would otherwise reach whatever endpoint the developer uses.
+
+    Temporary files (tmp_path, tempfile, and the `tutor` processes tests start) go to a RAM
     disk when there is one with room, unless TMPDIR or --basetemp says otherwise. The store
     commits every write with synchronous=FULL, and on a disk the fsyncs were most of the suite's
     time; on tmpfs they return at once. The files are the same real SQLite files (WAL, locks and
@@ -21,6 +33,8 @@ def pytest_configure(config) -> None:
     import os
     import tempfile
 
+    for name in MODEL_ENV:
+        os.environ.pop(name, None)
     if os.environ.get("TMPDIR") or config.option.basetemp:
         return
     try:

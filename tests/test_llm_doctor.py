@@ -204,3 +204,55 @@ def test_an_endpoint_without_a_models_route_is_used_not_taken_for_unreachable(
     assert data["model"]["status"] == "no_listing" and data["model"]["completion"]["ok"]
     assert code == 0
     assert provider is not None and not any("offline" in t for t in told), told
+
+
+def test_doctor_uses_and_shows_the_endpoint_named_by_openai_base_url(capsys, monkeypatch):
+    with ModelServer(require_key="sk-openai-vars", default=READY) as srv:
+        monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-vars")
+        monkeypatch.setenv("OPENAI_MODEL", "loopback-model")
+        code, data = report(capsys)
+        assert code == 0, data
+        assert data["settings"]["base_url"] == srv.base_url
+        assert data["model"]["status"] == "ok" and data["model"]["completion"]["ok"]
+        assert [r.path for r in srv.requests] == ["/v1/models", "/v1/chat/completions"]
+        code, out = run_doctor(capsys)
+        assert f"base_url={srv.base_url} model=loopback-model" in out
+
+
+def test_doctor_shows_openais_own_url_when_only_a_key_is_set(monkeypatch):
+    """Rendered from the settings alone: checking the endpoint would reach the internet."""
+    from tutor.doctor_report import check_settings, render
+    from tutor.llm.health import DEFAULT_BASE_URL
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-no-endpoint")
+    settings, _ = check_settings()
+    part = {"ok": True, "message": "-", "path": "-"}
+    report = {"settings": settings, **dict.fromkeys(("model", "verifier", "store"), part)}
+    out = render({**report, "curriculum": part, "ok": True})
+    assert f"base_url={DEFAULT_BASE_URL} (default)" in out
+
+
+def test_a_base_url_missing_v1_gets_the_hint_to_add_it(capsys, monkeypatch, tmp_path):
+    from tutor.engine.runner import model_provider
+
+    with ModelServer(only_v1=True, default=READY) as srv:
+        monkeypatch.setenv("TUTOR_BASE_URL", srv.root_url + "/")
+        code, data = report(capsys)
+        hint = f"the endpoint answers under /v1: set base_url to {srv.root_url}/v1"
+        assert code == 1 and hint in data["model"]["message"], data["model"]
+        assert [r.path for r in srv.requests] == ["/models", "/v1/models"]  # no completion
+        code, out = run_doctor(capsys)
+        assert hint in out
+        told: list[str] = []  # a lesson says the same, once, and runs offline
+        with Store(tmp_path / "t.db") as store:
+            assert model_provider(store, progress=told.append) is None
+        assert any(hint in t for t in told), told
+
+
+def test_no_v1_hint_when_the_v1_path_does_not_answer_either(capsys, monkeypatch):
+    with ModelServer(list_models=False, default=READY) as srv:
+        monkeypatch.setenv("TUTOR_BASE_URL", srv.root_url)
+        code, data = report(capsys)
+    assert data["model"]["status"] == "no_listing" and "/v1" not in data["model"]["message"]
+    assert [r.path for r in srv.requests][:2] == ["/models", "/v1/models"]

@@ -72,3 +72,15 @@ async def test_latency_past_the_timeout_is_a_timeout():
             await provider.structured(skill="tutor", data={}, schema=_X, purpose="t")
         await provider.aclose()
         assert info.value.kind == "timeout"
+
+
+def test_quirks_another_content_type_and_content_in_text_parts():
+    with ModelServer(completion_content_type=None) as srv:
+        srv.script([Reply.in_parts(['{"x": ', "1}"])])
+        response = chat(srv)
+        assert "content-type" not in response.headers
+        content = json.loads(response.content)["choices"][0]["message"]["content"]
+        assert content == [{"type": "text", "text": '{"x": '}, {"type": "text", "text": "1}"}]
+    with ModelServer(completion_content_type="text/plain") as srv:
+        srv.script(["hello"])
+        assert chat(srv).headers["content-type"] == "text/plain"

@@ -279,6 +279,63 @@ async def test_a_reasoning_models_thinking_before_its_json_is_set_aside(srv, pro
     assert len(srv.chat_requests) == 1  # accepted as it came, no re-ask
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Sure! Here is the JSON you asked for:\n" + json.dumps(GOOD) + "\nAnything else?",
+        "Here it is:\n```json\n" + json.dumps(GOOD) + "\n```\nThe {braces} are JSON.",
+        "Two and two; the schema wants {answer, why}.\n</think>\n\n" + json.dumps(GOOD),
+    ],
+    ids=["prose-around", "fence-in-prose", "orphan-think-end"],
+)
+async def test_json_amid_prose_a_fence_or_an_orphan_think_end_is_used(srv, provider, reply):
+    srv.script([Reply.text(reply)])
+    assert await ask(provider) == Answer(**GOOD)
+    assert len(srv.chat_requests) == 1  # accepted as it came, no re-ask
+
+
+async def test_json_whose_text_holds_fences_and_think_tags_is_taken_whole(srv, provider):
+    good = {"answer": 4, "why": "```python\nprint(2 + 2)\n``` then </think> {x}"}
+    srv.script([Reply.json(good)])
+    assert await ask(provider) == Answer(**good)
+
+
+async def test_prose_around_json_that_fails_the_schema_is_still_re_asked(srv, provider):
+    srv.script([Reply.text(f"Sure: {json.dumps({**GOOD, 'extra': 1})} ok"), Reply.json(GOOD)])
+    assert await ask(provider) == Answer(**GOOD)
+    assert len(srv.chat_requests) == 2
+    errors = json.loads(srv.chat_requests[1].body["messages"][-1]["content"])
+    assert any("extra" in e for e in errors["validation_errors"])
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "text/html; charset=utf-8", None])
+async def test_a_completion_served_as_another_content_type_is_read(
+    recorder, new_provider, content_type
+):
+    with ModelServer(completion_content_type=content_type) as srv:
+        provider = new_provider(fast_settings(srv.base_url), recorder)
+        srv.script([GOOD])
+        assert await ask(provider) == Answer(**GOOD)
+        assert len(srv.chat_requests) == 1  # read as it came, not retried as malformed
+    assert recorder.calls[-1].outcome == "ok"
+
+
+async def test_a_completion_served_as_text_that_is_not_json_is_malformed(recorder, new_provider):
+    with ModelServer(completion_content_type="text/plain") as srv:
+        provider = new_provider(fast_settings(srv.base_url, max_retries=1), recorder)
+        srv.script([Reply.malformed(), Reply.malformed()])
+        with pytest.raises(ModelFailure) as info:
+            await ask(provider)
+    assert info.value.kind == "malformed"
+
+
+async def test_content_given_as_text_parts_is_joined(srv, provider):
+    text = json.dumps(GOOD)
+    srv.script([Reply.in_parts([text[:9], text[9:20], text[20:]])])
+    assert await ask(provider) == Answer(**GOOD)
+    assert len(srv.chat_requests) == 1
+
+
 async def test_an_endpoint_without_json_schema_gets_json_object_and_it_is_remembered(
     recorder, new_provider
 ):
@@ -295,6 +352,25 @@ async def test_an_endpoint_without_json_schema_gets_json_object_and_it_is_rememb
         # in plain JSON mode the schema still travels, as data
         payload = json.loads(srv.chat_requests[-1].body["messages"][1]["content"])
         assert payload["output_schema"]["required"] == ["answer", "why"]
+
+
+async def test_an_endpoint_refusing_any_response_format_gets_none_and_it_is_remembered(
+    recorder, new_provider
+):
+    with ModelServer(reject_response_format=True) as srv:
+        provider = new_provider(fast_settings(srv.base_url), recorder)
+        srv.script([GOOD, GOOD])
+        assert await ask(provider) == Answer(**GOOD)
+        formats = [(r.body.get("response_format") or {}).get("type") for r in srv.chat_requests]
+        assert formats == ["json_schema", "json_object", None]
+        assert provider.structured_mode == "none"
+        assert await ask(provider) == Answer(**GOOD)
+        assert len(srv.chat_requests) == 4 and "response_format" not in srv.chat_requests[-1].body
+        # with no response format the schema travels as data, and JSON is asked for
+        payload = json.loads(srv.chat_requests[-1].body["messages"][1]["content"])
+        assert payload["output_schema"]["required"] == ["answer", "why"]
+        assert payload["answer_format"] == "json"
+    assert [c.outcome for c in recorder.calls] == ["ok", "ok"]
 
 
 async def test_an_endpoint_refusing_max_tokens_gets_max_completion_tokens_remembered(
@@ -320,17 +396,17 @@ async def test_a_400_not_about_the_format_keeps_json_schema(srv, provider):
         await ask(provider)
     assert info.value.kind == "unavailable"
     assert provider.structured_mode == "json_schema"
-    assert len(srv.chat_requests) == 2
+    assert len(srv.chat_requests) == 3  # json_schema, json_object, no response_format
 
 
 async def test_the_worst_case_stays_within_the_documented_bound(recorder, new_provider):
-    with ModelServer(reject_json_schema=True) as srv:
+    with ModelServer(reject_response_format=True, reject_max_tokens=True) as srv:
         provider = new_provider(fast_settings(srv.base_url), recorder)
         srv.script([Reply.error(500), Reply.reset(), {"wrong": 1}, {"wrong": 2}, {"wrong": 3}])
         with pytest.raises(ModelFailure) as info:
             await ask(provider)
         assert info.value.kind == "schema"
-        assert len(srv.chat_requests) == max_requests_per_call(2) == 6
+        assert len(srv.chat_requests) == max_requests_per_call(2) == 8
 
 
 FAULTS = st.sampled_from(
@@ -357,13 +433,21 @@ def shared_srv():
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(script=st.lists(FAULTS, max_size=8), retries=st.integers(0, 3), no_json_schema=st.booleans())
+@given(
+    script=st.lists(FAULTS, max_size=8),
+    retries=st.integers(0, 3),
+    no_json_schema=st.booleans(),
+    no_format=st.booleans(),
+    no_max_tokens=st.booleans(),
+)
 async def test_any_script_ends_in_a_result_or_a_typed_failure_within_the_bound(
-    shared_srv, script, retries, no_json_schema
+    shared_srv, script, retries, no_json_schema, no_format, no_max_tokens
 ):
     srv = shared_srv
     srv.clear()
     srv.reject_json_schema = no_json_schema
+    srv.reject_response_format = no_format
+    srv.reject_max_tokens = no_max_tokens
     provider = OpenAIProvider(fast_settings(srv.base_url, max_retries=retries))
     srv.script(script)
     try:

@@ -126,3 +126,58 @@ def test_importing_the_model_layer_does_not_import_openai():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
     assert out == ["False", "False"]
+
+
+def test_openai_base_url_and_model_are_used_when_nothing_else_sets_them(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("OPENAI_MODEL", "qwen2.5")
+    settings = load_settings()
+    assert (settings.base_url, settings.model) == ("http://127.0.0.1:9/v1", "qwen2.5")
+    assert not settings.offline  # an endpoint without a key (Ollama) is a model
+    assert settings.public_view()["base_url"] == "http://127.0.0.1:9/v1"
+
+
+def test_tutor_variables_and_the_settings_file_win_over_openais(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://openai-var.example/v1")
+    monkeypatch.setenv("OPENAI_MODEL", "openai-var-model")
+    write_settings('[model]\nbase_url = "http://file.example/v1"\nmodel = "file-model"\n')
+    settings = load_settings()
+    assert (settings.base_url, settings.model) == ("http://file.example/v1", "file-model")
+    write_settings("[model]\ntimeout = 12\n")
+    monkeypatch.setenv("TUTOR_BASE_URL", "http://tutor-var.example/v1")
+    monkeypatch.setenv("TUTOR_MODEL", "tutor-var-model")
+    settings = load_settings()
+    assert (settings.base_url, settings.model) == ("http://tutor-var.example/v1", "tutor-var-model")
+    # arguments count as set too (a verifier's settings are the model's, dumped and reloaded)
+    assert load_settings(base_url=None).base_url is None
+
+
+def test_an_empty_openai_model_leaves_the_default(monkeypatch):
+    monkeypatch.setenv("OPENAI_MODEL", " ")
+    assert load_settings().model == ModelSettings.model_fields["model"].default
+
+
+async def test_a_lesson_provider_reaches_the_server_named_by_openai_base_url(monkeypatch, srv):
+    """The usual way to point OpenAI clients elsewhere: OPENAI_BASE_URL, OPENAI_API_KEY and
+    OPENAI_MODEL, nothing of the tutor's own. The answer comes from that server."""
+    from pydantic import BaseModel
+
+    class Ready(BaseModel):
+        ready: bool
+
+    srv.script([{"ready": True}])
+    monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_MODEL", "loopback-model")
+    provider = make_provider()
+    assert isinstance(provider, OpenAIProvider)
+    try:
+        answer = await provider.structured(
+            skill="doctor", data={"check": "ready"}, schema=Ready, purpose="test"
+        )
+    finally:
+        await provider.aclose()
+    assert answer.ready is True
+    (request,) = srv.chat_requests
+    assert request.body["model"] == "loopback-model"
+    assert request.headers["authorization"] == f"Bearer {KEY}"

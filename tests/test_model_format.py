@@ -1,5 +1,6 @@
 """Issue 22, part 3: an endpoint that answers, but never validly (malformed JSON, extra fields,
-missing fields, prose around the JSON, refusals), is a failing endpoint. Whole lessons against
+missing fields, prose with no JSON, refusals), is a failing endpoint (valid JSON wrapped in
+prose, a fence or a model's thinking is an answer). Whole lessons against
 both loopback servers (the project's and the independent mini server of test_model_gaps), with
 the real store: each mode costs at most MAX_REQUESTS requests per lesson, and the learner is told
 once, in words, that the answers do not follow the required format."""
@@ -15,6 +16,7 @@ import pytest
 from test_model_gaps import Behaviour, drafting, endpoint, run, taught
 
 from tutor.llm.breaker import FORMAT_NOTICE
+from tutor.llm.openai_provider import _json_text
 
 MAX_REQUESTS = 15  # CONTRACT.md, Models: "a lesson sends at most 15 requests to an endpoint…"
 
@@ -39,14 +41,21 @@ def _without_a_field(value: dict) -> tuple[str, Any]:
     return "json", dict(list(value.items())[1:])
 
 
+PROSE_ONLY = "Sure! I would restate the step in plain words, without any JSON."
+
 MODES: dict[str, Behaviour] = {
     "malformed": _spoil(lambda v: ("text", json.dumps(v)[:-7] + ', "')),
     "extra-field": _spoil(lambda v: ("json", {**v, "confidence": "high"})),
     "missing-field": _spoil(_without_a_field),
-    "prose-wrapped": _spoil(
-        lambda v: ("text", "Sure! Here is the JSON you asked for:\n" + json.dumps(v) + "\nDone.")
-    ),
+    "prose-only": _spoil(lambda v: ("text", PROSE_ONLY)),
     "refusing": lambda body: ("refusal", "I can't help with that."),
+}
+
+# valid answers in the wrappings quirky endpoints and chat templates put around them
+WRAPPINGS: dict[str, Callable[[str], str]] = {
+    "prose-around": lambda j: f"Sure! Here is the JSON you asked for:\n{j}\nDone.",
+    "fenced-in-prose": lambda j: f"Here it is:\n```json\n{j}\n```\nHope that helps {{:)}}.",
+    "orphan-think-end": lambda j: f"The schema wants {{content, claims}}; fine.\n</think>\n\n{j}",
 }
 
 
@@ -56,15 +65,15 @@ def test_every_spoiled_answer_really_is_invalid():
     from tutor.engine.drafter import StepDraft
 
     good = {"content": "The model restates a step.", "claims": []}
-    StepDraft.model_validate_json(json.dumps(good))
+    StepDraft.model_validate_json(_json_text(json.dumps(good)))
     for spoiled in (
         json.dumps(good)[:-7] + ', "',
         json.dumps({**good, "confidence": "high"}),
         json.dumps(dict(list(good.items())[1:])),
-        "Sure! Here is the JSON you asked for:\n" + json.dumps(good) + "\nDone.",
+        PROSE_ONLY,
     ):
         with pytest.raises(ValueError):
-            StepDraft.model_validate_json(spoiled)
+            StepDraft.model_validate_json(_json_text(spoiled))
 
 
 @pytest.mark.parametrize("mode", sorted(MODES))
@@ -90,11 +99,11 @@ def test_an_endpoint_that_never_answers_validly_is_bounded_and_told_once(store, 
 
 
 def test_a_separate_verifier_that_never_answers_validly_is_named_once(store, endpoint, monkeypatch):
-    """The drafting endpoint is healthy; the separately named verifier answers prose around its
+    """The drafting endpoint is healthy; the separately named verifier answers prose without
     JSON. The verifier's requests stay bounded, no model draft is shown unchecked, and the one
     notice names the verifier model."""
     drafter = endpoint(HEALTHY)
-    judge = endpoint(MODES["prose-wrapped"])
+    judge = endpoint(MODES["prose-only"])
     monkeypatch.setenv("TUTOR_VERIFIER_BASE_URL", judge.base_url)
     monkeypatch.setenv("TUTOR_VERIFIER_MODEL", "judge")
     session, seen = run(store, drafter.base_url, retries=2)
@@ -103,3 +112,22 @@ def test_a_separate_verifier_that_never_answers_validly_is_named_once(store, end
     assert all(p.content.startswith("[source: ") for p in taught(seen))
     told = [f for p in seen for f in p.flags if "required format" in f]
     assert told == [FORMAT_NOTICE.replace("The model's", "The verifier model's", 1)], told
+
+
+@pytest.mark.parametrize("wrapping", sorted(WRAPPINGS))
+def test_a_valid_answer_wrapped_in_prose_a_fence_or_thinking_is_used(store, endpoint, wrapping):
+    """Prose around the JSON, a fenced block amid prose, a `</think>` whose opening tag the chat
+    template stripped: the answer inside is the model's, and the lesson shows it."""
+
+    def behave(body: dict) -> tuple[str, Any]:
+        kind, value = HEALTHY(body)
+        return ("text", WRAPPINGS[wrapping](json.dumps(value))) if kind == "json" else (kind, value)
+
+    server = endpoint(behave)
+    session, seen = run(store, server.base_url, retries=2)
+    shown = taught(seen)
+    assert session.done and shown
+    assert all(p.content.startswith("The model restates") for p in shown), shown[0].content
+    assert not [f for p in seen for f in p.flags if "required format" in f]
+    kinds = {r["error_kind"] for r in store.rows("SELECT error_kind FROM model_calls")}
+    assert kinds == {None}, kinds

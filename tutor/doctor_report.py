@@ -175,10 +175,14 @@ def gather() -> dict[str, Any]:
 
 
 def render(report: dict[str, Any]) -> str:
+    from tutor.llm.health import DEFAULT_BASE_URL
+
     s = report["settings"]
     if s["ok"]:
+        # the URL in effect: OpenAI's own when a key is set and no endpoint is
+        base_url = s["base_url"] or ("(none)" if s["offline"] else f"{DEFAULT_BASE_URL} (default)")
         settings_line = (
-            f"base_url={s['base_url'] or '(none)'} model={s['model']} "
+            f"base_url={base_url} model={s['model']} "
             f"key ({s['api_key_env']}): {s['api_key']} timeout={s['timeout']:g}s "
             f"retries={s['max_retries']} debug_prompts={'on' if s['debug_prompts'] else 'off'}"
         )

@@ -14,6 +14,23 @@ def _listed(model: str, ids: list[str]) -> bool:
     return model in ids or f"{model}:latest" in ids
 
 
+def _under_v1(base: str, headers: dict[str, str], timeout: float) -> str | None:
+    """A hint when `base` 404s but `{base}/v1/models` answers: most servers serve the OpenAI
+    API only under /v1, and a base URL without it fails every call."""
+    import httpx2
+
+    try:
+        response = httpx2.get(f"{base}/v1/models", headers=headers, timeout=timeout)
+    except httpx2.HTTPError:
+        return None
+    if response.status_code != 200:
+        return None
+    return (
+        f"GET {base}/models answered HTTP 404, but the endpoint answers under /v1: "
+        f"set base_url to {base}/v1"
+    )
+
+
 def check_model(settings: Any) -> dict[str, Any]:
     if settings is None:
         return {"ok": False, "status": "unknown", "message": "settings are invalid"}
@@ -52,6 +69,10 @@ def check_model(settings: Any) -> dict[str, Any]:
         "message": f"reachable; it lists no models (GET {base}/models: %s), so the model is "
         "tried as configured",
     }
+    if response.status_code == 404 and not base.endswith("/v1"):
+        hint = _under_v1(base, headers, min(settings.timeout, PROBE_TIMEOUT))
+        if hint is not None:
+            return {**info, "ok": False, "status": "error", "message": hint}
     if response.status_code in (404, 405, 501):  # answers, but keeps no /models route
         return {**unlisted, "message": unlisted["message"] % f"HTTP {response.status_code}"}
     if response.status_code != 200:

@@ -8,9 +8,11 @@ Retry-After (on 429 or 5xx) replaces the backoff when it is at most `retry_after
 and at most `wait_max` (the learner's wait at one screen); a longer one fails the call at once.
 A wait between retries ends, failing the call, when the breaker opens meanwhile.
 A structured call also re-asks at most MAX_REASKS times when the answer fails validation, and
-switches once from `json_schema` to `json_object` when the endpoint rejects the former. So one
-logical call sends at most `max_requests_per_call(max_retries)` requests:
-1 + MAX_REASKS + max_retries + 1. A streamed call is retried only until its first chunk.
+switches from `json_schema` to `json_object` when the endpoint rejects the former, and from that
+to no `response_format` at all when it rejects that too (the prompt carries the schema in both),
+and once from `max_tokens` to `max_completion_tokens` when the endpoint refuses the former. So
+one logical call sends at most `max_requests_per_call(max_retries)` requests:
+1 + MAX_REASKS + max_retries + 3. A streamed call is retried only until its first chunk.
 
 Timeout. `settings.timeout` bounds each non-streamed request end to end, and each wait for the
 next chunk of a stream.
@@ -46,6 +48,13 @@ if TYPE_CHECKING:
     from tutor.gates.verdicts import Verdict
 
 T = TypeVar("T", bound=BaseModel)
+# how a structured call asks for JSON: the schema as response_format, plain JSON mode, or no
+# response_format at all (for endpoints refusing any); the last two carry the schema as data
+StructuredMode = Literal["json_schema", "json_object", "none"]
+NEXT_MODE: dict[StructuredMode, StructuredMode] = {
+    "json_schema": "json_object",
+    "json_object": "none",
+}
 R = TypeVar("R")
 
 MAX_REASKS = 2
@@ -54,7 +63,7 @@ log = logging.getLogger("tutor.llm")
 
 def max_requests_per_call(max_retries: int) -> int:
     """The most HTTP requests one logical call can send (see the module docstring)."""
-    return 1 + MAX_REASKS + max_retries + 1
+    return 1 + MAX_REASKS + max_retries + 3
 
 
 class _Retryable(Exception):
@@ -172,16 +181,28 @@ def _response_schema(schema: type[BaseModel]) -> dict[str, Any]:
         return _inlined(_lean(schema.model_json_schema()))
 
 
-_FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
-_THINKING = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
+_FENCE = re.compile(r"```(?:json)?[ \t]*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
+_THOUGHT_END = "</think>"
 
 
 def _json_text(content: str) -> str:
-    """The JSON inside a reply: endpoints in plain JSON mode sometimes fence it, and reasoning
-    models served locally put their `<think>…</think>` before it."""
-    content = _THINKING.sub("", content, count=1)
-    match = _FENCE.match(content)
-    return match.group(1) if match else content
+    """The JSON inside a reply, for the schema to validate strictly. The first of these that is
+    JSON at all: the reply; what follows a reasoning model's thinking (everything up to the last
+    `</think>`: R1-style chat templates strip the opening tag); a ```` ``` ```` fence found in
+    that; the text from its first `{` to its last `}` (models in plain JSON mode put prose
+    around the JSON). Else the last of them, for the validation errors to be about."""
+    thought = content.rpartition(_THOUGHT_END)[2]
+    fenced = _FENCE.search(thought)
+    inner = fenced.group(1) if fenced else thought
+    start, end = inner.find("{"), inner.rfind("}")
+    candidates = [content, thought, inner, inner[start : end + 1] if 0 <= start < end else inner]
+    for text in candidates:
+        try:
+            json.loads(text)
+        except ValueError:
+            continue
+        return text
+    return candidates[-1]
 
 
 @cache
@@ -216,8 +237,21 @@ class _Completion:
     usage: dict[str, Any] | None
 
 
+def _text_parts(content: list[Any]) -> str:
+    """The text of a content given as parts (`[{"type": "text", "text": "…"}, …]`)."""
+    if not all(isinstance(part, dict) for part in content):
+        raise ValueError("the reply is not a chat completion")
+    texts = [p.get("text") for p in content if p.get("type") == "text"]
+    if not all(isinstance(text, str) for text in texts):
+        raise ValueError("the reply is not a chat completion")
+    return "".join(texts)
+
+
 def _parse_completion(obj: Any) -> _Completion:
-    """The parts of a chat completion we use; ValueError when the reply is not one."""
+    """The parts of a chat completion we use; ValueError when the reply is not one. A body
+    served as other than JSON (text/plain, no content type) comes as text: it is parsed here."""
+    if isinstance(obj, str | bytes):
+        obj = json.loads(obj)  # a JSONDecodeError is a ValueError: a malformed reply
     try:
         choice = obj["choices"][0]
         message = choice["message"]
@@ -227,6 +261,8 @@ def _parse_completion(obj: Any) -> _Completion:
         usage = obj.get("usage")
     except (KeyError, IndexError, TypeError, AttributeError):
         raise ValueError("the reply is not a chat completion") from None
+    if isinstance(content, list):
+        content = _text_parts(content)
     if not isinstance(content, str | None) or not isinstance(finish, str | None):
         raise ValueError("the reply is not a chat completion")
     return _Completion(
@@ -270,7 +306,7 @@ class OpenAIProvider:
         self._sleep = sleep or asyncio.sleep
         self._rng = random.Random()
         # what this endpoint turned out to support; learned once per provider
-        self.structured_mode: Literal["json_schema", "json_object"] = "json_schema"
+        self.structured_mode: StructuredMode = "json_schema"
         self.stream_usage = True
         # the name of the answer-length bound: OpenAI's reasoning models refuse `max_tokens`
         self.token_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
@@ -503,7 +539,9 @@ class OpenAIProvider:
     # -- structured ---------------------------------------------------------------------------
     def _response_format(
         self, schema: type[BaseModel], json_schema: dict[str, Any]
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | None:
+        if self.structured_mode == "none":
+            return None
         if self.structured_mode == "json_object":
             return {"type": "json_object"}
         name = re.sub(r"[^A-Za-z0-9_-]", "_", schema.__name__)[:64] or "answer"
@@ -521,15 +559,17 @@ class OpenAIProvider:
     ) -> tuple[_Completion, list[dict[str, str]]]:
         """One answer (retries included) and the messages that produced it."""
         client = self._client_for_loop()
-        switched = False
+        started = self.structured_mode
         while True:
             messages = prompt(self.structured_mode)
-            body = {
+            body: dict[str, Any] = {
                 "model": self.model,
                 "messages": messages,
                 self.token_param: self.settings.max_tokens,
-                "response_format": self._response_format(schema, json_schema),
             }
+            response_format = self._response_format(schema, json_schema)
+            if response_format is not None:
+                body["response_format"] = response_format
             if self.settings.temperature is not None:
                 body["temperature"] = self.settings.temperature
 
@@ -545,15 +585,18 @@ class OpenAIProvider:
             except _Rejected as rejected:
                 if self._token_param_refused(rejected):
                     continue
-                if self.structured_mode == "json_schema" and rejected.status in (400, 422):
+                fallback = NEXT_MODE.get(self.structured_mode)
+                if fallback is not None and rejected.status in (400, 422):
                     log.info(
-                        "endpoint rejected json_schema (%s); trying json_object", rejected.detail
+                        "endpoint rejected %s (%s); trying %s",
+                        self.structured_mode,
+                        rejected.detail,
+                        fallback,
                     )
-                    self.structured_mode = "json_object"
-                    switched = True
+                    self.structured_mode = fallback
                     continue
-                if switched:  # plain JSON mode was refused too: the 400 was not about the format
-                    self.structured_mode = "json_schema"
+                # refused without any response_format too: the 400 was not about the format
+                self.structured_mode = started
                 raise ModelFailure("unavailable", rejected.detail) from None
 
     async def structured(self, *, skill: str, data: dict, schema: type[T], purpose: str) -> T:

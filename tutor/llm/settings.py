@@ -1,6 +1,7 @@
 """Model settings: environment (`TUTOR_*`) over the `[model]` section of `settings.toml` in the
-learner's home, over defaults. The API key itself is only ever read from the environment variable
-named by `api_key_env`; it is held as a private SecretStr and never appears in a dump or repr."""
+learner's home, over the OpenAI clients' own `OPENAI_BASE_URL` and `OPENAI_MODEL`, over defaults.
+The API key itself is only ever read from the environment variable named by `api_key_env`; it is
+held as a private SecretStr and never appears in a dump or repr."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, PrivateAttr, SecretStr, ValidationError
+from pydantic import Field, PrivateAttr, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from tutor.config import tutor_home
@@ -17,6 +18,8 @@ from tutor.errors import TutorError
 
 SETTINGS_FILE_NAME = "settings.toml"
 SETTINGS_SECTION = "model"
+# the variables OpenAI's own clients read, used when neither TUTOR_* nor settings.toml sets a value
+OPENAI_FALLBACKS = {"base_url": "OPENAI_BASE_URL", "model": "OPENAI_MODEL"}
 
 
 def settings_file() -> Path:
@@ -92,6 +95,21 @@ class ModelSettings(BaseSettings):
     )
 
     _api_key: SecretStr | None = PrivateAttr(default=None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _openai_fallbacks(cls, data: Any) -> Any:
+        """`base_url` from OPENAI_BASE_URL and `model` from OPENAI_MODEL when no other source
+        (arguments, TUTOR_*, settings.toml) gave them: what pointing an OpenAI client at
+        another server usually takes."""
+        if not isinstance(data, dict):
+            return data
+        found = {
+            name: value
+            for name, var in OPENAI_FALLBACKS.items()
+            if name not in data and (value := os.environ.get(var, "").strip())
+        }
+        return {**data, **found} if found else data
 
     def model_post_init(self, context: Any, /) -> None:
         value = os.environ.get(self.api_key_env, "").strip()

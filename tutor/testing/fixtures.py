@@ -8,7 +8,13 @@ from typing import Any
 
 from tutor.llm.settings import ModelSettings
 
-MODEL_ENV_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID")
+MODEL_ENV_VARS = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_MODEL",
+    "OPENAI_ORG_ID",
+    "OPENAI_PROJECT_ID",
+)
 
 
 def fast_settings(base_url: str, **overrides: Any) -> ModelSettings:

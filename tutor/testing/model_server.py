@@ -10,8 +10,10 @@ list (sent as JSON text), or a callable `(body) -> item`. With the script exhaus
 answers `srv.default` if set, else 500. `stream: true` requests get server-sent events. Faults:
 HTTP errors, 429 with Retry-After, a hang past the client's timeout, a connection reset, a
 malformed body, a truncated stream or body, a refusal, a length cut-off; and endpoint-wide
-rejection of `json_schema` response formats, of `stream_options` or of `max_tokens` (as
-OpenAI's reasoning models do: they take `max_completion_tokens`).
+rejection of `json_schema` response formats (or of any `response_format`), of `stream_options`
+or of `max_tokens` (as OpenAI's reasoning models do: they take `max_completion_tokens`).
+Quirks of servers that answer well enough: completions served as another content type (or
+none), and a message's content given as a list of text parts (`Reply.in_parts`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class Reply:
     clean: bool = False
     body: bytes = b""
     usage: tuple[int, int] | None = None
+    content_parts: tuple[str, ...] | None = None
 
     @classmethod
     def text(
@@ -52,6 +55,13 @@ class Reply:
         return cls(
             content=content, chunks=tuple(chunks) if chunks is not None else None, delay=delay
         )
+
+    @classmethod
+    def in_parts(cls, texts: Iterable[str]) -> Reply:
+        """A non-streamed answer whose `message.content` is a list of text parts (as some
+        servers send), `[{"type": "text", "text": …}, …]`: together, the texts."""
+        parts = tuple(texts)
+        return cls(content="".join(parts), content_parts=parts)
 
     @classmethod
     def json(cls, obj: Any, *, delay: float = 0.0) -> Reply:
@@ -180,10 +190,17 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             return raw.decode("utf-8", "replace")
 
-    def _send_json(self, status: int, obj: Any, extra: dict[str, str] | None = None) -> None:
+    def _send_json(
+        self,
+        status: int,
+        obj: Any,
+        extra: dict[str, str] | None = None,
+        content_type: str | None = "application/json",
+    ) -> None:
         data = json.dumps(obj).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        if content_type is not None:
+            self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         for k, v in (extra or {}).items():
             self.send_header(k, v)
@@ -220,9 +237,16 @@ class _Handler(BaseHTTPRequestHandler):
         return False
 
     # -- routes ---------------------------------------------------------------------------------
+    def _outside_v1(self) -> bool:
+        """With `only_v1`, a path not under /v1/ is 404, as on servers serving only /v1/…"""
+        if self.server.owner.only_v1 and not self.path.startswith("/v1/"):
+            self._error(404, f"no route {self.path}")
+            return True
+        return False
+
     def do_GET(self) -> None:
         self._record(None)
-        if not self._authorised():
+        if not self._authorised() or self._outside_v1():
             return
         if self.path.rstrip("/").endswith("/models") and self.server.owner.list_models:
             owner = self.server.owner
@@ -237,13 +261,16 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = self._read_body()
         self._record(body)
-        if not self._authorised():
+        if not self._authorised() or self._outside_v1():
             return
         if not self.path.rstrip("/").endswith("/chat/completions") or not isinstance(body, dict):
             self._error(404 if isinstance(body, dict) else 400, f"cannot serve {self.path}")
             return
         owner = self.server.owner
         fmt = (body.get("response_format") or {}).get("type")
+        if owner.reject_response_format and "response_format" in body:
+            self._error(400, "unknown parameter: response_format", param="response_format")
+            return
         if owner.reject_json_schema and fmt == "json_schema":
             self._error(
                 400,
@@ -284,7 +311,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(reply, body)
         elif reply.kind == "malformed":
             self.send_response(200)
-            self.send_header("Content-Type", "application/json")
+            if self.server.owner.completion_content_type is not None:
+                self.send_header("Content-Type", self.server.owner.completion_content_type)
             self.send_header("Content-Length", str(len(reply.body)))
             self.end_headers()
             self.wfile.write(reply.body)
@@ -302,6 +330,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _complete(self, reply: Reply, body: dict) -> None:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content, "refusal": None}
+        if reply.content_parts is not None:
+            message["content"] = [{"type": "text", "text": t} for t in reply.content_parts]
         finish = "stop"
         if reply.kind == "refusal":
             message.update(content=None, refusal=reply.content)
@@ -328,7 +358,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return
-        self._send_json(200, obj)
+        self._send_json(200, obj, content_type=self.server.owner.completion_content_type)
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
@@ -407,20 +437,27 @@ class ModelServer:
         models: Iterable[str] = ("loopback-model",),
         latency: float = 0.0,
         reject_json_schema: bool = False,
+        reject_response_format: bool = False,
         reject_stream_options: bool = False,
         reject_max_tokens: bool = False,
         list_models: bool = True,
         require_key: str | None = None,
         default: ScriptItem | None = None,
+        completion_content_type: str | None = "application/json",
+        only_v1: bool = False,
     ) -> None:
         self.models = list(models)
         self.latency = latency
         self.reject_json_schema = reject_json_schema
+        self.reject_response_format = reject_response_format  # any kind, json_object too
         self.reject_stream_options = reject_stream_options
         self.reject_max_tokens = reject_max_tokens
         self.list_models = list_models  # False: GET /models is 404, as on some proxies
+        self.only_v1 = only_v1  # True: only paths under /v1/ are served (`root_url` 404s)
         self.require_key = require_key
         self.default = default
+        # the Content-Type of a non-streamed completion; None: the header is left out
+        self.completion_content_type = completion_content_type
         self._script: deque[ScriptItem] = deque()
         self._requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
@@ -462,7 +499,12 @@ class ModelServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{self.root_url}/v1"
+
+    @property
+    def root_url(self) -> str:
+        """The server without the /v1 most OpenAI-compatible servers put their API under."""
+        return f"http://127.0.0.1:{self.port}"
 
     # scripting --------------------------------------------------------------------------------
     def script(self, items: Iterable[ScriptItem]) -> ModelServer:

@@ -535,15 +535,7 @@ def _numbered_folders(
             )
             continue
         match = _NUMBERED.match(child.name)
-        if match and kind == "lesson" and not _holds_lesson(child):
-            problems.append(
-                Problem(
-                    severity="warning",
-                    file=_rel(child, root),
-                    message=f"lesson folder holds neither {DOC_FILE} nor {QUIZ_FILE}; left out",
-                )
-            )
-        elif match:
+        if match:
             numbered.append((int(match.group(1)), child))
         elif _holds_lesson(child) or (
             kind == "phase" and any(map(_holds_lesson, _children(child)))

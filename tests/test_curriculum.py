@@ -597,15 +597,13 @@ def test_finding_the_next_lesson_lists_no_phase_past_it(tmp_path):
     assert [(x.phase, x.number) for x in full.lessons] == outline.listed()
 
 
-def test_an_empty_numbered_lesson_folder_is_left_out_with_a_warning(tmp_path):
+def test_an_unnumbered_lesson_folder_is_numbered_after_the_others_with_a_warning(tmp_path):
     lesson = tmp_path / "c" / "phases" / "01-p" / "01-real" / "docs"
     lesson.mkdir(parents=True)
     (lesson / "en.md").write_text("# Real\n\nA lesson.\n", encoding="utf-8")
-    (tmp_path / "c" / "phases" / "01-p" / "02-empty").mkdir()
     (tmp_path / "c" / "phases" / "01-p" / "2a-extra").mkdir()
     (tmp_path / "c" / "phases" / "01-p" / "2a-extra" / "quiz.json").write_text("[]")
     curriculum = load_curriculum(tmp_path / "c")
     assert [x.title for x in curriculum.lessons] == ["Real", "2a Extra"]
     messages = {p.file: p.message for p in curriculum.problems}
-    assert "left out" in messages["phases/01-p/02-empty"]
     assert messages["phases/01-p/2a-extra"] == "lesson folder has no number; numbered 2"

@@ -259,6 +259,9 @@ def test_a_lesson_whose_document_is_missing_still_runs(tmp_path, store):
     seen = run(session)
     assert session.done
     assert any("no teaching text" in p.content for p in seen)
+    # a lesson with no text has nothing to explain back: never "Explain … Counting." to be
+    # graded against its folder's name
+    assert not any("Explain" in p.content for p in seen if p.stage == "probe")
 
 
 def test_a_skipped_step_is_recorded_as_skipped_not_taught(store, course):

@@ -38,9 +38,12 @@ def scripted(prompt: Prompt, wrong: bool = False) -> Action:
         return Action(kind="answer", value=str((key + wrong) % 4), confidence="sure")
     if prompt.kind == "numeric":
         return Action(kind="answer", value=f"{prompt.item.answer + 7 * wrong:g}", confidence="sure")
-    if prompt.kind == "text":
+    if prompt.kind == "text":  # a right written answer is the item's reference
+        right = prompt.item is not None and not wrong
         return Action(
-            kind="text", text="my own words", confidence="sure" if prompt.needs_confidence else None
+            kind="text",
+            text=prompt.item.reference if right else "my own words",
+            confidence="sure" if prompt.needs_confidence else None,
         )
     if prompt.kind == "yes_no":
         return Action(kind="yes_no", value="n" if wrong else "y")

@@ -160,7 +160,7 @@ def test_an_explain_back_drawn_from_its_lesson_is_checked_against_what_it_teache
 
     lesson = course.lesson("P1 L02")
     item = probe_items.explain_item(lesson)
-    assert item.reference.startswith(lesson.objectives[0].rstrip("."))
+    assert item is not None and item.reference.startswith(lesson.objectives[0].rstrip("."))
     real = " ".join(" ".join(s.text for s in lesson.sections).split()[:60])
     asked: list[str] = []
 

@@ -202,7 +202,9 @@ class Prefetcher:
             failed = self._rewrites(before)
             # the first question as the items stand before the rewrites (an item about to be
             # rewritten is not audited first), with the explain-back items the batch may ask
-            explains = [probe_items.explain_item(g.lesson) for g in strand.members or (strand,)]
+            explains = [
+                e for g in strand.members or (strand,) if (e := probe_items.explain_item(g.lesson))
+            ]
             first = [p for p in opening(before)[:1] if p not in failed]
             self.audit_now([*first, *explains], "probe")
             pool, fills = self.questions(strand)

@@ -65,11 +65,14 @@ def most_in_doubt(searches: Sequence[EdgeSearch]) -> int:
     return doubts.index(max(doubts))
 
 
-def fill_ups(lesson: Lesson, recall: Sequence[Presented], explain: Presented) -> list[Presented]:
+def fill_ups(
+    lesson: Lesson, recall: Sequence[Presented], explain: Presented | None
+) -> list[Presented]:
     """What a strand may be asked beyond its searched items when they cannot give it
     MIN_EVIDENCE answers: its lesson's items asked as free recall, then explaining the lesson
-    in one's own words (those the search already runs over are left out: `beyond`)."""
-    return [p for p in recall if p.lesson_id == lesson.id] + [explain]
+    in one's own words when it has something to explain (those the search already runs over
+    are left out: `beyond`)."""
+    return [p for p in recall if p.lesson_id == lesson.id] + ([explain] if explain else [])
 
 
 def beyond(fill: Sequence[Presented], queue: Sequence[Presented]) -> list[Presented]:

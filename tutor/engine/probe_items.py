@@ -28,13 +28,16 @@ def queues(strand: Strand, pool: list[Presented]) -> list[list[Presented]]:
 EXPLAIN_POINTS = 3  # a lesson's objectives an explain-back is checked against, at most
 
 
-def explain_item(lesson: Lesson) -> Presented:
+def explain_item(lesson: Lesson) -> Presented | None:
     """Explain the lesson in your own words (its key insight, for a math lesson), checked
     against what the lesson sets out to teach — its first objectives, else its motto, else its
-    first sentences — by an explanation drawn from the lesson's own words (its `grounds`)."""
+    first sentences — by an explanation drawn from the lesson's own words (its `grounds`). None
+    for a lesson with none of those (a folder with no document): there is nothing to explain."""
     aims = [a.strip().rstrip(".") + "." for a in lesson.objectives[:EXPLAIN_POINTS] if a.strip()]
     opening = selfgrade.key_points(lesson.sections[0].text)[:2] if lesson.sections else []
-    reference = " ".join(aims) or lesson.motto or " ".join(opening) or lesson.title
+    reference = " ".join(aims) or lesson.motto or " ".join(opening)
+    if not reference:
+        return None
     text = " ".join([lesson.motto or "", *lesson.objectives, *(s.text for s in lesson.sections)])
     math = any(i.type == "numeric" for i in lesson.quiz)
     what = "the key insight behind" if math else "in your own words:"

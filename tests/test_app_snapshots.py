@@ -232,6 +232,7 @@ TEACH_UNVERIFIED = Prompt(
     position="step 3/6",
     sources=["primary §The chain rule", "CS231n notes"],
     unverified=["c2"],
+    unverified_claims=["A markup-looking source line stays text: [bold red]x[/]"],
     content="[source: primary §The chain rule]\n\nWhen one function feeds another, their rates "
     "of change **multiply**.\n\n```python\ndef chain(f_prime, g_prime, x):\n    return "
     "f_prime(g(x)) * g_prime(x)\n```\n\nA markup-looking source line stays text: [bold red]x[/]",

@@ -157,6 +157,9 @@ def test_whole_lesson_with_model_drafts_and_model_verdicts(store):
         assert r["payload"]["checks"]["model"] == claims
         floored = [c for c in claims if c not in r["payload"]["checks"]["offline"]]
         assert floored and p.unverified == floored and r["outcome"] == "UNVERIFIED"
+        # and the screen says which sentences they are
+        texts = {c["id"]: c["claim"] for c in r["payload"]["envelope"]["claims"]}
+        assert p.unverified_claims == [texts[c] for c in floored]
         assert any("the verifier model passed" in f for f in p.flags)
     drafts = [request_payload(r.body)["data"] for r in requests if skill_of(r.body) == "tutor"]
     drafts = [d for d in drafts if d.get("task") == "teach_step"]

@@ -384,3 +384,27 @@ def test_a_table_cell_is_clipped_at_a_word_and_marked():
     assert clip("Multi-Layer Networks and Forward Pass", 34) == "Multi-Layer Networks and Forward…"
     assert clip("Weight Initialization and Training", 34) == "Weight Initialization and Training"
     assert clip("x" * 40, 34) == "x" * 33 + "…"
+
+
+def test_the_unverified_note_names_each_unverified_sentence():
+    import io
+
+    from tutor.engine.turns import Prompt
+    from tutor.plain import PlainIO
+
+    out = io.StringIO()
+    PlainIO(io.StringIO(), out).show(
+        Prompt(
+            kind="read",
+            message_id="m",
+            stage="teach",
+            title="Step 1",
+            position="",
+            content="Gradients flow backwards. The chain rule was found in 1950.",
+            unverified=["c2"],
+            unverified_claims=["The chain rule was found in 1950."],
+        )
+    )
+    notes = out.getvalue().split("found in 1950.", 1)[1]
+    assert "UNVERIFIED: 1 part(s)" in notes
+    assert "unverified: The chain rule was found in 1950." in notes

@@ -16,6 +16,7 @@ from tutor.engine import parse
 from tutor.engine.parse import Command, option_label
 from tutor.engine.protocol import TutorSession
 from tutor.engine.turns import ERROR_TYPE_MEANING, ERROR_TYPES, Action, InvalidAction, Prompt
+from tutor.engine.words import clip
 
 
 class Paused(Exception):
@@ -196,6 +197,7 @@ class PlainIO:
                 "verified (no verifier ran or it failed, the program's own checks could not find "
                 "them in the sources, or the grade is your own); treat them with care.",
             )
+            notes[1:1] = [f"!!   unverified: {clip(c, 240)}" for c in prompt.unverified_claims]
         if prompt.sources:
             notes.insert(0, "sources: " + " · ".join(prompt.sources))
         for note in notes:

@@ -36,6 +36,7 @@ from tutor.engine import parse
 from tutor.engine.parse import Command, option_label
 from tutor.engine.progress import Activity, Progress
 from tutor.engine.turns import ERROR_TYPE_MEANING, ERROR_TYPES, Action, InvalidAction, Prompt
+from tutor.engine.words import clip
 
 if TYPE_CHECKING:
     from tutor.app.app import TutorApp
@@ -405,6 +406,7 @@ class SessionScreen(ReportingScreen):
                     safe(
                         f"⚠ {len(prompt.unverified)} part(s) UNVERIFIED — they could not be "
                         "verified against the sources; treat them with care."
+                        + "".join(f"\n  · {clip(c, 240)}" for c in prompt.unverified_claims)
                     ),
                     classes="unverified",
                 )

@@ -11,6 +11,7 @@ from tutor.engine.context import LessonContext
 from tutor.engine.records import Note
 from tutor.engine.turns import Action, Prompt, PromptKind
 from tutor.gates.checker import Block, Emit
+from tutor.gates.claims import extract_claims
 from tutor.gates.envelopes import QuizQuestion
 
 Screens = Generator[Prompt, Action, Action]
@@ -48,6 +49,14 @@ def read(
     return action
 
 
+def claim_texts(outcome: Emit) -> list[str]:
+    """The sentences of a turn its unverified claim ids (`c1`, `c2` … over its claims:
+    tutor.gates.claims.extract_claims) name, so a screen can say which ones to treat with care."""
+    claims = extract_claims(outcome.content)
+    numbers = [int(i[1:]) for i in outcome.unverified if i[:1] == "c" and i[1:].isdigit()]
+    return [claims[n - 1] for n in numbers if 0 < n <= len(claims)]
+
+
 def show(ctx: LessonContext, stage: str, title: str, outcome: Emit, **kw: Any) -> Screens:
     """Show a turn that passed its gate, under the message id its receipts are bound to."""
     return (
@@ -58,6 +67,7 @@ def show(ctx: LessonContext, stage: str, title: str, outcome: Emit, **kw: Any) -
             outcome.content,
             outcome.message_id,
             unverified=outcome.unverified,
+            unverified_claims=claim_texts(outcome),
             flags=outcome.flags,
             **kw,
         )

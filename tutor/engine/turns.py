@@ -52,6 +52,8 @@ class Prompt(BaseModel):
     item: Presented | None = None
     needs_confidence: bool = False
     unverified: list[str] = Field(default_factory=list)
+    # of a teaching turn: the sentences those ids name, as the learner reads them
+    unverified_claims: list[str] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list)
     banner: str | None = None
     table: Table | None = None

@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict
 from learning_system.text import InputLimitError, loads_bounded
 
 STAGES = ("pre", "check", "post")
-OPTION_COUNT = 4
+OPTION_COUNT = 4  # what a choice shows (tutor.gates.mcq); a bank item may hold 3 to MAX_OPTIONS
+MIN_OPTIONS, MAX_OPTIONS = 3, 8
 _BANK_KEYS = ("questions", "items", "quiz")
 # real banks hold 5 to 30 questions; past this many the rest is left out (with a note), so the
 # work of presenting a lesson stays bounded whatever a bank holds
@@ -173,8 +174,8 @@ def _options_and_key(raw: dict[str, Any], numeric: bool) -> tuple[list[str], int
         return [], -1, ""
     if not isinstance(options, list):
         return [], -1, "missing 'options' list"
-    if len(options) != OPTION_COUNT:
-        return [], -1, f"has {len(options)} options, expected {OPTION_COUNT}"
+    if not MIN_OPTIONS <= len(options) <= MAX_OPTIONS:
+        return [], -1, f"has {len(options)} options, expected {MIN_OPTIONS} to {MAX_OPTIONS}"
     texts: list[str] = []
     for option in options:
         if isinstance(option, bool) or not isinstance(option, str | int | float):

@@ -349,3 +349,46 @@ def test_numeric_options_are_shown_in_order_with_the_key_where_it_falls(tmp_path
         assert p.options == ["128", "256", "512", "640"]
         assert p.options[p.correct_index] == "512"
         assert not [i for i in mcq.audit_item(p.to_question()) if i.code == "M11"]
+
+
+def test_a_bank_item_of_three_to_eight_options_is_asked_not_dropped(tmp_path):
+    """A choice shows four options. An item with more is asked with its key and three of its
+    own distractors; one with three is asked with options made or lent (or as free recall);
+    two options (true/false) are not a choice item: dropped with a warning, as before."""
+    root = sluice_course(tmp_path, "A raised gate lets water through; a lowered gate holds it.")
+    bank_file = next(root.rglob("quiz.json"))
+    bank = json.loads(bank_file.read_text(encoding="utf-8"))
+    six = ["A cart", "A loom", "A kiln", "A weir", "A dam", "A mill"]
+    bank += [
+        {
+            "id": "six",
+            "question": "Which low river barrier raises the water upstream?",
+            "options": six,
+            "correct": 3,
+        },
+        {
+            "id": "three",
+            "question": "What does a lowered sluice gate do to the water?",
+            "options": ["It holds the water back", "It heats it", "It filters it"],
+            "correct": 0,
+        },
+        {"id": "two", "question": "Is a sluice a gate?", "options": ["Yes", "No"], "correct": 0},
+    ]
+    bank_file.write_text(json.dumps(bank), encoding="utf-8")
+    course = load_curriculum(root)
+    lesson = course.lessons[0]
+    assert [q.id for q in lesson.quiz] == ["sluice-gate", "six", "three"]
+    assert any("has 2 options" in p.message for p in course.problems)
+    for salt in ("a", "b", "c"):
+        shown = {p.id: p for p in items.present(lesson.quiz, lesson, salt=salt, curriculum=course)}
+        assert shown.keys() == {"sluice-gate", "six", "three"}
+        p = shown["six"]
+        assert p.type == "mcq", p.note
+        assert len(p.options) == 4 and set(p.options) <= set(six)
+        assert p.options[p.correct_index] == "A weir"
+        p = shown["three"]
+        if p.type == "mcq":
+            assert len(p.options) == 4 and "It holds the water back" in p.options
+            assert p.options[p.correct_index] == "It holds the water back"
+        else:
+            assert p.reference.startswith("It holds the water back")

@@ -303,7 +303,7 @@ def corrupted_copy(corpus_root: Path, tmp_path: Path) -> tuple[Path, dict[str, s
     rel = {
         name: folder.relative_to(root).as_posix()
         for name, folder in zip(
-            ["truncated", "no_doc", "binary", "empty_quiz", "three_options", "bad_items"],
+            ["truncated", "no_doc", "binary", "empty_quiz", "two_options", "bad_items"],
             lessons,
             strict=True,
         )
@@ -314,10 +314,10 @@ def corrupted_copy(corpus_root: Path, tmp_path: Path) -> tuple[Path, dict[str, s
     noise = random.Random(7).randbytes(3000)
     (root / rel["binary"] / "docs" / "en.md").write_bytes(b"\xff\xfe\x00" + noise)
     (root / rel["empty_quiz"] / "quiz.json").write_text("[]", encoding="utf-8")
-    bank = raw_bank(root / rel["three_options"] / "quiz.json")
-    bank[1]["options"] = bank[1]["options"][:3]
+    bank = raw_bank(root / rel["two_options"] / "quiz.json")
+    bank[1]["options"] = bank[1]["options"][:2]  # 3 to 8 are read
     bank[1]["correct"] = 0
-    (root / rel["three_options"] / "quiz.json").write_text(json.dumps(bank), encoding="utf-8")
+    (root / rel["two_options"] / "quiz.json").write_text(json.dumps(bank), encoding="utf-8")
     bank = raw_bank(root / rel["bad_items"] / "quiz.json")
     bank[0]["correct"] = 4
     del bank[2]["question"]
@@ -340,8 +340,8 @@ def test_corrupted_copy_loads_with_warnings_naming_files(corpus_root: Path, tmp_
     assert f"{rel['no_doc']}/docs/en.md" in by_file
     assert f"{rel['binary']}/docs/en.md" in by_file
     assert f"{rel['empty_quiz']}/quiz.json" in by_file
-    assert [p.item for p in by_file[f"{rel['three_options']}/quiz.json"]] == ["p1l05-q02"]
-    assert "3 options" in by_file[f"{rel['three_options']}/quiz.json"][0].message
+    assert [p.item for p in by_file[f"{rel['two_options']}/quiz.json"]] == ["p1l05-q02"]
+    assert "2 options" in by_file[f"{rel['two_options']}/quiz.json"][0].message
     assert sorted(p.item for p in by_file[f"{rel['bad_items']}/quiz.json"]) == [
         "p1l06-q01",
         "p1l06-q03",
@@ -355,7 +355,7 @@ def test_corrupted_copy_loads_with_warnings_naming_files(corpus_root: Path, tmp_
     assert no_doc.quiz, "its quiz is still read"
     assert lessons[Path(rel["truncated"]).name].quiz == []
     assert lessons[Path(rel["empty_quiz"]).name].quiz == []
-    three = lessons[Path(rel["three_options"]).name].quiz
+    three = lessons[Path(rel["two_options"]).name].quiz
     assert [item.index for item in three] == [0, 2, 3, 4]
     assert [item.id for item in three] == ["p1l05-q01", "p1l05-q03", "p1l05-q04", "p1l05-q05"]
     assert all(len(item.options) == 4 for lesson in curriculum.lessons for item in lesson.quiz)

@@ -6,6 +6,7 @@ set made from the item itself balances the phase about as well."""
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import NamedTuple
 
 from learning_system.curriculum import Lesson, QuizItem
@@ -13,6 +14,7 @@ from tutor.engine import repair
 from tutor.engine.admission import Offer
 from tutor.engine.closed_sets import closed_sets
 from tutor.engine.contrasts import contrast_sets
+from tutor.gates.mcq import OPTION_COUNT
 
 REPAIRABLE = frozenset({"M04", "M05", "M13", "M15"})  # flaws of the options' shape alone
 ALTERNATIVES = 12  # fair option sets weighed per repaired item
@@ -54,6 +56,10 @@ def option_sets(
     """The item's fair option sets. `keyed`, `vocabulary`: the phase's keys, and options, → the
     questions they belong to (two items asking the same count once); `shown`: the texts already
     shown in its lesson, which no lent or contrast set repeats."""
+    if len(item.options) > OPTION_COUNT:
+        picked = _own_fours(item, frozenset(keyed) | shown)
+        if picked:
+            return OptionSets([], picked, [], set())
     codes = repair.rule_codes(item, item.options, item.correct)
     keys = frozenset(keyed)
     own = [repair.norm(o) for o in item.options]
@@ -65,7 +71,9 @@ def option_sets(
             closed = closed_sets(item, home, keyed, ALTERNATIVES)
     if not codes:
         return OptionSets([], [(list(item.options), item.correct)], [], codes)
-    if not codes <= REPAIRABLE | {"shared"}:
+    # too few options (M01, 3 of them): the key is asked with options made or lent, like a repair
+    few = {"M01"} if len(item.options) < OPTION_COUNT else set()
+    if not codes <= REPAIRABLE | {"shared"} | few:
         return OptionSets([], [], [], codes)
     turned = [
         (options, 0)
@@ -74,3 +82,21 @@ def option_sets(
     ]
     lent = repair.repairs(item, home, repair.donors(home), keys | shown, ALTERNATIVES)
     return OptionSets(closed, turned, [(options, 0) for options in lent], codes)
+
+
+def _own_fours(item: QuizItem, taken: frozenset[str]) -> Sets:
+    """For an item with more than OPTION_COUNT options: its key with three of its own
+    distractors, every such set that passes the rules and repeats no text in `taken` (the
+    phase's keys and what its lesson shows), at most ALTERNATIVES, in the bank's order."""
+    key = item.options[item.correct]
+    others = [o for n, o in enumerate(item.options) if n != item.correct]
+    out: Sets = []
+    for three in combinations(others, OPTION_COUNT - 1):
+        if {repair.norm(o) for o in three} & taken:
+            continue
+        options = [key, *three]
+        if not repair.rule_codes(item, options, 0):
+            out.append((options, 0))
+        if len(out) == ALTERNATIVES:
+            break
+    return out

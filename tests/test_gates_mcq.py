@@ -155,6 +155,10 @@ ITEM_CASES: dict[str, tuple[QuizQuestion, QuizQuestion]] = {
         QuizQuestion(id="n", type="numeric", question="How many bits are in a byte?"),
         QuizQuestion(id="n", type="numeric", question="How many bits are in a byte?", answer=8),
     ),
+    "M20": (
+        QuizQuestion(id="f", type="free_recall", question="Which of the following is a trie?"),
+        QuizQuestion(id="f", type="free_recall", question="What is a trie?"),
+    ),
 }
 
 

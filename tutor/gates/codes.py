@@ -68,6 +68,7 @@ MCQ_CODES: dict[str, tuple[Severity, Literal["item", "batch"], str]] = {
     "M17": ("high", "item", "The stem or an option is empty."),
     "M18": ("high", "batch", "Two questions in a batch share an id."),
     "M19": ("high", "item", "A numeric question has no answer value."),
+    "M20": ("high", "item", "A free-recall stem points at options it does not show."),
 }
 
 

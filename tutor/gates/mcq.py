@@ -42,7 +42,14 @@ _FIX: dict[str, str] = {
     "M17": "Fill in the empty stem or option.",
     "M18": "Give every question in the batch its own id.",
     "M19": "Give the numeric question its answer value.",
+    "M20": "Ask it as a choice with its options, or reword the stem to stand on its own.",
 }
+# a stem that only makes sense beside its options ("Which of the following …", "Pick one")
+_POINTS_AT_OPTIONS = re.compile(
+    r"\b(of the following|of these|of those|pick one|choose one|true or false|"
+    r"select (one|the (correct|best|right))|the options? (above|below))\b",
+    re.I,
+)
 
 # Key-encoding examples in instructions: "1b, 2b, 3c" / "reply like 'b'".
 _KEY_PAIRS = re.compile(
@@ -247,6 +254,8 @@ def audit_item(q: QuizQuestion) -> list[QuizIssue]:
     if ("__" in stem or "[" in stem) and _BLANK.search(stem):
         out.append(_issue(q.id, "M08", "the stem has a blank to fill in"))
     if q.type == "free_recall":
+        if _POINTS_AT_OPTIONS.search(stem):
+            out.append(_issue(q.id, "M20", "the stem points at options that are not shown"))
         return out
     if q.type == "numeric":
         if q.answer is None:

@@ -412,3 +412,22 @@ def test_a_model_that_passes_every_grade_never_turns_a_non_answer_right(store, w
     else:
         assert graded
         assert {a["outcome"] for a in written} == {"correct"}
+
+
+def test_a_draft_that_ignores_its_length_is_not_taught(store):
+    """A reply that runs on (a server ignoring max_tokens) is no teaching step: the learner
+    gets the lesson's own section, not 2,000 repeated sentences."""
+
+    def long_drafts(body: dict) -> Reply:
+        payload = request_payload(body)
+        if skill_of(body) == "tutor" and payload["task"] == "teach":
+            claim = "The model restates this step for this learner."
+            return Reply.json({"content": " ".join([claim] * 2000), "claims": [claim]})
+        return valid_reply(body)
+
+    with ModelServer(default=long_drafts) as srv:
+        session, seen = run_lesson(store, srv.base_url)
+    teach = teach_prompts(seen)
+    assert session.done and teach
+    assert all(p.content.startswith("[source: ") for p in teach if p.banner is None)
+    assert max(len(p.content) for p in teach) < 20_000

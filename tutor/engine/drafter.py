@@ -36,6 +36,8 @@ log = logging.getLogger("tutor.engine")
 # Tokens (estimated) of a step's excerpt the drafter is sent; the rest of a longer step is
 # shown after the draft as the source's own text.
 DRAFT_EXCERPT_TOKENS = 280
+DRAFT_GROWTH = 4  # a draft may run to this many times its excerpts' length …
+DRAFT_ROOM = 3000  # … or this many characters, whichever is more; longer: the compiled step
 _TOKENISH = re.compile(r"\w+|[^\w\s]")
 CONTINUED = "[the source, continued]"
 FAILED_RULES = "rewritten by the model from a bank item that failed the quiz rules"
@@ -179,7 +181,7 @@ class Drafter:
             StepDraft,
             "teach",
         )
-        content = _usable(made)
+        content = _usable(made, given)
         if content is None:
             return None
         if rest:
@@ -208,7 +210,7 @@ class Drafter:
             StepDraft,
             "revise",
         )
-        return _usable(revised)
+        return _usable(revised, draft)
 
     def isomorphic(self, item: Presented) -> dict[str, Any] | None:
         """The same concept, structurally different wording: the re-probe after a lucky hunch."""
@@ -313,11 +315,14 @@ def split_excerpt(excerpt: str, limit: int) -> tuple[str, str]:
     return excerpt[:cut].rstrip(), excerpt[cut:].strip()
 
 
-def _usable(made: StepDraft | None) -> str | None:
-    """A draft's text, or None when it is empty or carries a [bracketed] scaffold line — those
-    are the program's provenance marks, exempt from claim extraction, so a model may not write
-    them."""
+def _usable(made: StepDraft | None, given: str) -> str | None:
+    """A draft's text, or None when it is empty, runs past DRAFT_GROWTH times its excerpts
+    (`given`; at least DRAFT_ROOM characters: a reply that ignores its token budget is not a
+    teaching step), or carries a [bracketed] scaffold line — those are the program's provenance
+    marks, exempt from claim extraction, so a model may not write them."""
     if made is None or not normalise(made.content):
+        return None
+    if len(made.content) > max(DRAFT_ROOM, DRAFT_GROWTH * len(given)):
         return None
     if any(is_scaffold(line) for line in made.content.splitlines()):
         return None

@@ -189,3 +189,24 @@ def test_an_explain_back_drawn_from_its_lesson_is_checked_against_what_it_teache
         assert not grading.could_answer(item, junk)
         assert graded(junk) is False
     assert asked == []
+
+
+def test_a_free_recall_answer_that_states_the_key_exactly_is_right_by_the_program(tmp_path):
+    """A bank item asked as free recall keeps its key: typing exactly it (spacing, case and
+    quotes aside) is right without a self-grade — a line of code or a number has too few words
+    for the key-point check, which would mark it wrong."""
+    from sluice_course import sluice_course
+
+    from tutor.engine import items
+
+    root = sluice_course(tmp_path, "Raise the gate.", key="lo = mid + 1", item_id="code")
+    course = load_curriculum(root)
+    lesson = course.lessons[0]
+    (p,) = items.present(lesson.quiz, lesson, salt="s", curriculum=course)
+    assert p.type == "free_recall" and p.key == "lo = mid + 1"
+    assert items.grade(p, "LO=mid+1") is True
+    assert items.grade(p, "`lo = mid + 1`.") is True
+    assert items.grade(p, "lo = mid") is None  # not the key: graded the usual way
+    assert items.grade(p, p.question) is None
+    asked_back = p.model_copy(update={"question": "Is it lo = mid + 1 or hi = mid - 1?"})
+    assert items.grade(asked_back, "lo = mid + 1") is None  # the question already holds it

@@ -55,6 +55,8 @@ class Presented(BaseModel):
     note: str = ""  # why a bank item is asked as free recall
     # an explain-back's lesson as the words an explanation draws on (tutor.engine.selfgrade)
     grounds: str = ""
+    # a bank item asked as free recall: its key option, which an answer may state exactly
+    key: str = ""
     # who wrote the stem and key: the curriculum's bank, or a model (a rewrite, a re-probe);
     # a model's item is shown UNVERIFIED whatever the verifier says (tutor.gates.floor)
     written_by: Literal["bank", "model"] = "bank"
@@ -106,6 +108,7 @@ def _as_free_recall(item: QuizItem, lesson: Lesson, note: str) -> Presented:
         lesson_id=lesson.id,
         type="free_recall",
         question=item.question,
+        key=key,
         reference=reference or "(no reference in the bank)",
         bloom=bloom_of(item),
         stage=item.stage,
@@ -333,8 +336,24 @@ def broad_to_narrow(items: Sequence[QuizItem]) -> list[QuizItem]:
     )
 
 
+def _exact(text: str) -> str:
+    """Text as compared with a key: case, spaces, quotes and a closing full stop aside."""
+    return re.sub(r"\s+", "", text.lower()).strip("`'\".")
+
+
+def states_key(item: Presented, answer: str) -> bool:
+    """A free-recall answer that is exactly the bank's key (`lo = mid + 1` as `lo=mid+1`),
+    where the question does not already hold it."""
+    key = _exact(item.key)
+    return bool(key) and _exact(answer) == key and key not in _exact(item.question)
+
+
 def grade(item: Presented, answer: str) -> bool | None:
-    """True/False for MCQ and numeric answers; None when the learner must self-grade."""
+    """True/False for MCQ and numeric answers, and right for a free-recall answer that states
+    the key exactly (`states_key`); None when it must be graded otherwise (tutor.engine.grading:
+    the program's check, then the model or the learner)."""
+    if item.type == "free_recall" and states_key(item, answer):
+        return True
     if item.type == "mcq":
         return answer.isdigit() and int(answer) == item.correct_index
     if item.type == "numeric":

@@ -145,9 +145,11 @@ def test_one_sure_and_wrong_answer_is_too_few_to_tell_not_a_match(tmp_path):
 
 def test_a_withheld_answer_is_not_counted_until_its_batch_results_are_shown(tmp_path):
     """SPEC §4.1: no right or wrong before the batch ends — so calibration (home, `tutor
-    status`) cannot count a withheld probe answer either, paused or not."""
+    status`) and the home screen's mastery chart cannot count a withheld probe answer either,
+    paused or not."""
     from learning_system.curriculum import load_curriculum
     from tutor.config import builtin_course_path
+    from tutor.engine import home_summary
     from tutor.engine.session import Session
     from tutor.engine.turns import Action
 
@@ -156,11 +158,12 @@ def test_a_withheld_answer_is_not_counted_until_its_batch_results_are_shown(tmp_
         session = Session.start(store, course, course.lesson("P1 L01"), offline=True)
         while session.prompt.kind != "choice":
             session.act(Action(kind="next"))
-        item = session.prompt.item
-        wrong = next(n for n in range(len(item.options)) if n != item.correct_index)
-        session.act(Action(kind="answer", value=str(wrong), confidence="sure"))
+        session.act(
+            Action(kind="answer", value=str(session.prompt.item.correct_index), confidence="sure")
+        )
         session.pause()
-        assert calibration(store).tally("sure").wrong == 0  # answered, results not shown
+        assert calibration(store).tally("sure").right == 0  # answered, results not shown
+        assert not any(home_summary.record_counts(store).mastery_days)  # nor in the chart
         shown = tutor(tmp_path, "status")
         assert "Sure & wrong" not in shown.stdout
         session = Session.resume(store, course, store.sessions.latest())
@@ -174,5 +177,6 @@ def test_a_withheld_answer_is_not_counted_until_its_batch_results_are_shown(tmp_
                 session.act(Action(kind="text", value="idk"))
             else:
                 session.act(Action(kind="next"))
-        assert calibration(store).tally("sure").wrong == 1
+        assert calibration(store).tally("sure").right == 1
+        assert any(home_summary.record_counts(store).mastery_days)
         session.close()

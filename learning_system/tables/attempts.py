@@ -156,10 +156,11 @@ class Attempts(Table):
 
     def answers_since(self, since: str, limit: int) -> list[tuple[str, str, str | None]]:
         """(created_at, outcome, confidence) of the graded answers from `since` (ISO), oldest
-        first; the latest `limit` of them."""
+        first; the latest `limit` of them — not those still withheld (`confidence_counts`)."""
         rows = self.store.execute(
             "SELECT created_at, outcome, confidence FROM attempts WHERE outcome != 'pending' "
-            "AND created_at >= ? ORDER BY created_at DESC LIMIT ?",
+            "AND created_at >= ? AND json_extract(payload, '$.withheld') IS NULL "
+            "ORDER BY created_at DESC LIMIT ?",
             (since, limit),
         ).fetchall()
         return rows[::-1]

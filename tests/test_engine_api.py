@@ -271,3 +271,31 @@ def test_act_is_one_at_a_time_from_threads(store, course):
     assert sorted(results) == ["ok", "refused"]
     events = [e for e in store.sessions.events(session.id) if e["kind"] == "action"]
     assert len(events) == 1
+
+
+@pytest.mark.parametrize(
+    ("typed", "value", "confidence"),
+    [
+        ("2.", "1", None),
+        ("(b)", "1", None),
+        ("b) h", "1", "hunch"),
+        ("option 2 s", "1", "sure"),
+        ("2, sure", "1", "sure"),
+        ("2 - sure", "1", "sure"),
+        ("c. no idea", "2", "no_idea"),
+        ("I don't know", "idk", None),
+        ("dont know", "idk", None),
+    ],
+)
+def test_a_choice_written_another_common_way_is_read_as_meant(typed, value, confidence):
+    """What a person (or another program driving the line dialogue) types for "option 2, sure"
+    is taken, not refused: the screens show `1/a` and "I don't know", and people write `2.`."""
+    got = parse.parse(_prompt("choice", needs_confidence=True), typed)
+    assert (got.value, got.confidence) == (value, confidence)
+
+
+def test_i_dont_know_in_words_is_i_dont_know_at_a_written_answer_too():
+    assert parse.parse(_prompt("text", needs_confidence=True), "I don't know").value == "idk"
+    written = parse.parse(_prompt("text", needs_confidence=True), "I don't know why, it scales")
+    assert written.text == "I don't know why, it scales"
+    assert parse.parse(_prompt("yes_no"), "yes.").value == "y"

@@ -29,6 +29,10 @@ PAUSE_WORDS = frozenset({"p", "q", "pause", "quit"})
 SLASH_PAUSE = frozenset({"/p", "/q", "/pause", "/quit"})
 OPTION_KEYS = "abcd"
 _NUMBER = re.compile(r"^[+-]?(\d[\d,]*\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+# "I don't know" in words, as the screens label 0/x
+_DONT_KNOW = re.compile(r"^(i\s+)?(do\s*n[o']?t|dont)\s+know\.?$", re.I)
+# how else a choice is written: "2.", "(b)", "b)", "option 2", "2, sure", "2 - sure", "2 sure."
+_CHOICE_NOISE = re.compile(r"^(option|answer|choice)\s+|[()\[\],;:]|(?<=\w)\.(?=\s|$)|\s-+\s", re.I)
 
 
 class Command(BaseModel):
@@ -124,7 +128,7 @@ def parse(prompt: Prompt, raw: str) -> Action | Command:
     if kind == "text":
         return _text(prompt, text)
     if kind == "yes_no":
-        word = text.lower()
+        word = text.lower().rstrip(".!")
         if word in ("y", "yes"):
             return Action(kind="yes_no", value="y")
         if word in ("n", "no"):
@@ -150,9 +154,14 @@ def _read(prompt: Prompt, text: str) -> Action:
 
 
 def _answer(prompt: Prompt, text: str) -> Action:
-    """A choice or a number, with its confidence tag."""
+    """A choice or a number, with its confidence tag. A choice may be written `2.`, `(b)`,
+    `option 2`, `2, sure`; "I don't know" in words is 0/x."""
     if claim := _claim(text):
         return claim
+    if _DONT_KNOW.match(text):
+        return Action(kind="answer", value="idk")
+    if prompt.kind == "choice":
+        text = " ".join(_CHOICE_NOISE.sub(" ", text).split())
     body, tag = _split_tag(text)
     if prompt.kind == "choice":
         value = _choice(body)
@@ -171,7 +180,7 @@ def _answer(prompt: Prompt, text: str) -> Action:
 def _text(prompt: Prompt, text: str) -> Action:
     """A written answer; a trailing `s` or `h` tags it (a trailing `n` is too often a
     variable name)."""
-    if text.lower() in ("x", "idk"):
+    if text.lower() in ("x", "idk") or _DONT_KNOW.match(text):
         return Action(kind="text", value="idk")
     body, tag = text, None
     if prompt.needs_confidence and re.search(r"\s[sShH]$", text):

@@ -162,6 +162,15 @@ ITEM_CASES: dict[str, tuple[QuizQuestion, QuizQuestion]] = {
 }
 
 
+def test_m20_reads_a_bank_stem_not_a_screen_quoting_the_learner():
+    screen = "What is a trie?\n  Your answer: both of these, which of these is it\n\nA point."
+    assert "M20" not in codes(audit_item(QuizQuestion(id="s", type="free_recall", question=screen)))
+    plain = QuizQuestion(id="p", type="free_recall", question="Which of these is slowest?")
+    assert "M20" in codes(audit_item(plain))
+    common = QuizQuestion(id="c", type="free_recall", question="Why do both of these matter?")
+    assert "M20" not in codes(audit_item(common))
+
+
 def codes(issues) -> set[str]:
     return {i.code for i in issues}
 

@@ -46,8 +46,9 @@ _FIX: dict[str, str] = {
 }
 # a stem that only makes sense beside its options ("Which of the following …", "Pick one")
 _POINTS_AT_OPTIONS = re.compile(
-    r"\b(of the following|of these|of those|pick one|choose one|true or false|"
-    r"select (one|the (correct|best|right))|the options? (above|below))\b",
+    r"\b(which (one )?of (these|those|the following)|of the following|pick one|choose one|"
+    r"true or false|select (one|the (correct|best|right) (one|option|answer))|"
+    r"the options? (above|below))\b",
     re.I,
 )
 
@@ -254,7 +255,9 @@ def audit_item(q: QuizQuestion) -> list[QuizIssue]:
     if ("__" in stem or "[" in stem) and _BLANK.search(stem):
         out.append(_issue(q.id, "M08", "the stem has a blank to fill in"))
     if q.type == "free_recall":
-        if _POINTS_AT_OPTIONS.search(stem):
+        # a bank stem is one line; the program's own screens (a key point to confirm, a "why?")
+        # quote the learner's words on lines of their own, which are not a stem
+        if "\n" not in stem.strip() and _POINTS_AT_OPTIONS.search(stem):
             out.append(_issue(q.id, "M20", "the stem points at options that are not shown"))
         return out
     if q.type == "numeric":

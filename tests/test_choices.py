@@ -24,8 +24,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ("s-alpha", "s-beta", "s-gamma")
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split()).strip(" .;:!")
+def lent_texts(tmp_path: Path, concept: str) -> set[str]:
+    """What the one-lesson course with this concept section lends, each text as compared."""
+    lesson = load_curriculum(sluice_course(tmp_path, concept)).lessons[0]
+    return {d.norm for d in repair.donors(lesson)}
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +57,7 @@ def _keys(root: Path) -> dict[str, str]:
     """Every bank item's key (normalised) → its item id, over the whole course."""
     whole = load_curriculum(root)
     return {
-        _norm(q.options[q.correct]): q.id
+        repair.norm(q.options[q.correct]): q.id
         for lesson in whole.lessons
         for q in lesson.quiz
         if 0 <= q.correct < len(q.options)
@@ -76,7 +78,7 @@ def _distractors_that_are_keys(
                 if p.type != "mcq":
                     continue
                 for n, option in enumerate(p.options):
-                    owner = keys.get(_norm(option))
+                    owner = keys.get(repair.norm(option))
                     if n != p.correct_index and owner is not None and owner != p.id:
                         found.append(f"{seed} {ref} {p.id}: {option!r} is the key of {owner}")
     return found
@@ -113,19 +115,15 @@ def test_an_item_its_lesson_cannot_make_fair_is_asked_another_way(tmp_path: Path
     lesson = rich.lessons[0]
     found = repair.repairs(lesson.quiz[0], lesson, repair.donors(lesson), limit=3)
     assert found
-    said = {_norm(s) for s in FAIR_CONCEPT.split(". ")}
+    said = {repair.norm(s) for s in FAIR_CONCEPT.split(". ")}
     for options in found:
-        assert all(_norm(o) in said for o in options[1:]), options
+        assert all(repair.norm(o) in said for o in options[1:]), options
 
 
 def test_a_statement_saying_another_items_key_is_never_lent(tmp_path: Path) -> None:
     """A document sentence that says what another item's key says (a second key) is not lent,
     even when it fits the length and form better than anything else."""
-    root = sluice_course(
-        tmp_path, FAIR_CONCEPT + " It lets water through at a rate its height sets."
-    )
-    lesson = load_curriculum(root).lessons[0]
-    texts = {_norm(d.text) for d in repair.donors(lesson)}
+    texts = lent_texts(tmp_path, FAIR_CONCEPT + " It lets water through at a rate its height sets.")
     assert "it lets water through at a rate its height sets" not in texts
     assert "it keeps floating branches out of the wheel below the race" in texts
 
@@ -165,14 +163,16 @@ def test_remarks_and_inflected_second_keys_are_never_lent(tmp_path: Path) -> Non
         " The chain is the part that beginners most often get wrong."
     )
     lesson = load_curriculum(sluice_course(tmp_path, FAIR_CONCEPT + remarks)).lessons[0]
-    texts = {_norm(d.text) for d in repair.donors(lesson)}
+    texts = {d.norm for d in repair.donors(lesson)}
     assert "it keeps floating branches out of the wheel below the race" in texts
     assert "gates that open by hand are coming in lesson 04" not in texts
     assert "this keeps the wheel turning through the whole night" not in texts
     assert not any(t.startswith(("see code/", "the chain is")) for t in texts), texts
     item = lesson.quiz[0]
     for options in repair.repairs(item, lesson, repair.donors(lesson), limit=12):
-        assert "it sets the rates at which all the waters pass through" not in map(_norm, options)
+        assert "it sets the rates at which all the waters pass through" not in map(
+            repair.norm, options
+        )
 
 
 PHRASES = (
@@ -203,11 +203,11 @@ def test_options_set_apart_by_their_look_are_never_lent_beside_a_phrase(tmp_path
     )
     lesson = load_curriculum(root).lessons[0]
     found = repair.repairs(lesson.quiz[0], lesson, repair.donors(lesson), limit=12)
-    lent = {_norm(o) for options in found for o in options[1:]}
+    lent = {repair.norm(o) for options in found for o in options[1:]}
     assert "a flow turned aside into the ditch at night" in lent
     assert "a race kept wet through the dry months of summer" in lent
     apart = [s for s in SET_APART.split(". ") if s]
-    assert not lent & {_norm(s) for s in apart}, lent
+    assert not lent & {repair.norm(s) for s in apart}, lent
     assert "phrase" not in {option_forms.form(s)[0] for s in apart}
     # a phrase going on after a colon is no label; an instruction is one by its verb's ending too
     assert option_forms.form("A single number: the sum of paired entries")[0] == "phrase"
@@ -222,8 +222,7 @@ def test_numbered_steps_are_statements_of_their_own(tmp_path: Path) -> None:
         "\n\n1. Lift the gate by its chain until the pond drains"
         "\n2. Clear the branches caught in the screen below it\n"
     )
-    lesson = load_curriculum(sluice_course(tmp_path, FAIR_CONCEPT + steps)).lessons[0]
-    texts = {d.norm for d in repair.donors(lesson)}
+    texts = lent_texts(tmp_path, FAIR_CONCEPT + steps)
     assert "lift the gate by its chain until the pond drains" in texts
     assert "clear the branches caught in the screen below it" in texts
 
@@ -235,8 +234,7 @@ def test_a_clause_before_a_comma_is_no_lead_in(tmp_path: Path) -> None:
         " In a dry summer, the miller closes the gate at noon."
         " It keeps the wheel wet, the stones cool and the race clear of mud."
     )
-    lesson = load_curriculum(sluice_course(tmp_path, FAIR_CONCEPT + said)).lessons[0]
-    texts = {d.norm for d in repair.donors(lesson)}
+    texts = lent_texts(tmp_path, FAIR_CONCEPT + said)
     assert "the miller closes the gate at noon" in texts
     assert not any(t.startswith("the stones cool") for t in texts), texts
 

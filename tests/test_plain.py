@@ -93,51 +93,38 @@ def test_a_lesson_through_the_plain_front_end_against_a_loopback_model(tmp_path,
     assert "Model draft." in learner.transcript  # the step the model drafted, after its gate
 
 
-def test_escape_sequences_in_shown_text_are_inert():
+def teaching_screen(**fields) -> str:
+    """What `--plain` prints for one teaching screen with these fields."""
     import io
 
     from tutor.engine.turns import Prompt
     from tutor.plain import PlainIO
 
     out = io.StringIO()
-    PlainIO(io.StringIO(), out).show(
-        Prompt(
-            kind="read",
-            message_id="m",
-            stage="teach",
-            title="Step \x1b]0;pwned\x07 1",
-            position="",
-            content="red \x1b[31malert\x1b[0m and a \x1b]8;;http://x\x1b\\link",
-        )
+    base = {"kind": "read", "message_id": "m", "stage": "teach", "title": "Step 1"}
+    PlainIO(io.StringIO(), out).show(Prompt(**{**base, "position": "", **fields}))
+    return out.getvalue()
+
+
+def test_escape_sequences_in_shown_text_are_inert():
+    text = teaching_screen(
+        title="Step \x1b]0;pwned\x07 1",
+        content="red \x1b[31malert\x1b[0m and a \x1b]8;;http://x\x1b\\link",
     )
-    text = out.getvalue()
     assert "\x1b" not in text and "\x07" not in text
     assert "red alert" in text and "link" in text
 
 
 def test_the_unverified_note_sources_and_flags_wrap_at_words_within_the_width(monkeypatch):
-    import io
-
-    from tutor.engine.turns import Prompt
-    from tutor.plain import PlainIO
-
     monkeypatch.setenv("COLUMNS", "61")
-    out = io.StringIO()
     sources = [f"Chapter {n} of a long reference book on vectors" for n in range(3)]
-    PlainIO(io.StringIO(), out).show(
-        Prompt(
-            kind="read",
-            message_id="m",
-            stage="teach",
-            title="Step 1",
-            position="",
-            content="A short step.",
-            sources=sources,
-            unverified=["step"],
-            flags=["the sources disagree on the sign convention used in this step"],
-        )
+    shown = teaching_screen(
+        content="A short step.",
+        sources=sources,
+        unverified=["step"],
+        flags=["the sources disagree on the sign convention used in this step"],
     )
-    notes = out.getvalue().split("A short step.")[1].strip("\n").split("\n")
+    notes = shown.split("A short step.")[1].strip("\n").split("\n")
     assert len(notes) > 3 and all(len(line) <= 60 for line in notes), notes
     words = " ".join(notes).split()
     for whole in ("UNVERIFIED:", "verifier", "convention", "reference"):
@@ -387,24 +374,11 @@ def test_a_table_cell_is_clipped_at_a_word_and_marked():
 
 
 def test_the_unverified_note_names_each_unverified_sentence():
-    import io
-
-    from tutor.engine.turns import Prompt
-    from tutor.plain import PlainIO
-
-    out = io.StringIO()
-    PlainIO(io.StringIO(), out).show(
-        Prompt(
-            kind="read",
-            message_id="m",
-            stage="teach",
-            title="Step 1",
-            position="",
-            content="Gradients flow backwards. The chain rule was found in 1950.",
-            unverified=["c2"],
-            unverified_claims=["The chain rule was found in 1950."],
-        )
+    shown = teaching_screen(
+        content="Gradients flow backwards. The chain rule was found in 1950.",
+        unverified=["c2"],
+        unverified_claims=["The chain rule was found in 1950."],
     )
-    notes = out.getvalue().split("found in 1950.", 1)[1]
+    notes = shown.split("found in 1950.", 1)[1]
     assert "UNVERIFIED: 1 part(s)" in notes
     assert "unverified: The chain rule was found in 1950." in notes

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from learning_system.curriculum import Curriculum, Lesson
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.items import Presented
+from tutor.engine.prior import PriorRow
 from tutor.engine.projection import Declared, Evidence
 from tutor.engine.records import Record, Taught
 from tutor.engine.selection import concept_id
@@ -62,7 +63,7 @@ class LessonContext:
     evidence: Evidence = field(default_factory=Evidence)
     asked: set[str] = field(default_factory=set)
     verdicts: dict[str, str] = field(default_factory=dict)
-    prior_table: list[dict[str, str]] = field(default_factory=list)
+    prior_table: list[PriorRow] = field(default_factory=list)
     plan_titles: list[str] = field(default_factory=list)
     taught: list[Taught] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)

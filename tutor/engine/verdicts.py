@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from tutor.engine.learner_levels import Weighed, likeliest
+from tutor.engine.prior import PriorRow
 
 MIN_EVIDENCE = 2  # a strand's verdict needs this many graded answers of its own concept
 CONFIRM = 1  # or this many, all credited in full, when the learner's records show it solid
@@ -53,10 +54,10 @@ def credit(row: Evidence) -> float:
     return 0.0
 
 
-def recorded_solid(prior: Iterable[Mapping[str, str]]) -> frozenset[str]:
+def recorded_solid(prior: Iterable[PriorRow]) -> frozenset[str]:
     """The strands the learner's records show solid: those the prior plans to skip fast (the
     previous session's probe found them solid, or they were passed recently)."""
-    return frozenset(r["prerequisite"] for r in prior if r.get("plan") == "skip-fast")
+    return frozenset(r.prerequisite for r in prior if r.plan == "skip-fast")
 
 
 def needed(recorded: bool, known: Iterable[bool]) -> int:

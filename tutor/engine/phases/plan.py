@@ -25,7 +25,7 @@ def steps(ctx: LessonContext, strands: list[Strand]) -> list[Step]:
     first teaching section, one to reframe is refreshed through its lesson's worked example (a
     Build It or example section) when it has one."""
     out = []
-    hypothesis = {r["prerequisite"]: r["plan"] for r in ctx.prior_table}
+    hypothesis = {r.prerequisite: r.plan for r in ctx.prior_table}
     for s in strands:
         if s.lesson is ctx.lesson:
             continue

@@ -258,7 +258,8 @@ def test_a_lesson_whose_document_is_missing_still_runs(tmp_path, store):
     session = Session.start(store, curriculum, curriculum.lesson("P1 L01"), offline=True)
     seen = run(session)
     assert session.done
-    assert any("no teaching text" in p.content for p in seen)
+    said = next(p.content for p in seen if "no teaching text" in p.content)
+    assert "tutor curriculum check" in said  # where the reason (a warning) is listed
     # a lesson with no text has nothing to explain back: never "Explain … Counting." to be
     # graded against its folder's name
     assert not any("Explain" in p.content for p in seen if p.stage == "probe")

@@ -67,7 +67,8 @@ def run(ctx: LessonContext, plan: list[Step]) -> Generator[Prompt, Action, None]
             "plan",
             "Plan",
             f"{ctx.lesson.title} has no teaching text to build steps from (its document is "
-            "missing or empty), so the end-of-lesson quiz comes next.",
+            "missing, empty or refused: `tutor curriculum check` says which), so the "
+            "end-of-lesson quiz comes next.",
         )
         return
     goal = ctx.lesson.objectives[0] if ctx.lesson.objectives else ctx.lesson.title

@@ -183,6 +183,9 @@ def test_an_explain_back_drawn_from_its_lesson_is_checked_against_what_it_teache
     points = selfgrade.key_points(item.reference)
     assert len(points) > 1
     assert graded(real) is True and len(asked) == len(points)
+    # each objective is asked as what the lesson teaches, whole, and whether it was covered
+    for text, aim in zip(asked, lesson.objectives, strict=False):
+        assert aim.rstrip(".") in text and text.endswith("Did your explanation cover it?")
     assert graded(real, "n") is False
     asked.clear()
     for junk in (item.question, OFF_TOPIC, "lesson " * 700, gaming("stem", item.question)):

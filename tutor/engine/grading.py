@@ -70,13 +70,20 @@ def key_point_grade(
     for n, point in enumerate(points, 1):
         if point not in touched:
             continue  # none of its words in the answer: not made
-        check = yield from screen(
-            n, f"Key point {n} of {len(points)}: {point}\nDid your answer make this point?"
-        )
+        check = yield from screen(n, _point_question(item, n, len(points), point))
         if check is None:
             return None
         covered += check.value == "y"
     return selfgrade.passes(covered, len(points))
+
+
+def _point_question(item: Presented, n: int, of: int, point: str) -> str:
+    """The yes/no asked of one key point; an explain-back's points are what the lesson sets out
+    to teach (its objectives, often worded as aims: "Implement …"), so it asks whether the
+    explanation covered them."""
+    if item.grounds:
+        return f"What the lesson teaches, {n} of {of}: {point}\nDid your explanation cover it?"
+    return f"Key point {n} of {of}: {point}\nDid your answer make this point?"
 
 
 def offered(item: Presented, answer: str) -> list[str]:

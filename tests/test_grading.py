@@ -213,3 +213,79 @@ def test_a_free_recall_answer_that_states_the_key_exactly_is_right_by_the_progra
     assert items.grade(p, p.question) is None
     asked_back = p.model_copy(update={"question": "Is it lo = mid + 1 or hi = mid - 1?"})
     assert items.grade(asked_back, "lo = mid + 1") is None  # the question already holds it
+
+
+def _keyed(question: str, key: str, explanation: str = ""):
+    from tutor.engine.items import Presented, with_explanation
+
+    return Presented(
+        id="q",
+        lesson_id="L",
+        type="free_recall",
+        question=question,
+        key=key,
+        reference=with_explanation(key, explanation) if explanation else key,
+        bloom="remember",
+        stage="pre",
+    )
+
+
+def test_a_short_answer_that_names_a_key_that_is_a_name_is_right_by_the_program():
+    """A key that is a name or a term is right when the answer says it, with or without its
+    bracketed other name, articles and a few words around it; never negated, hedged between
+    names, padded with a list, or for a key of symbols or one-letter words."""
+    from tutor.engine import items
+
+    assembly = _keyed(
+        "Which assembly elected the consuls?",
+        "The Centuriate Assembly (comitia centuriata)",
+        "It voted by centuries, the richest first.",
+    )
+    for said in ("The Centuriate Assembly", "centuriate", "the comitia centuriata"):
+        assert items.grade(assembly, said) is True, said
+    gauls = _keyed("Who sacked Rome in 390 BC?", "The Gauls")
+    assert items.grade(gauls, "Gauls") is True
+    assert items.grade(gauls, "the Gauls, from the north") is True
+    # more words than a name: graded the usual way (the learner confirms the point it touches)
+    assert items.grade(gauls, "the Gauls, who came south over the Alps") is None
+    for not_it in (
+        "not the Gauls",
+        "Gauls or Samnites",
+        "Samnites",
+        "Gauls Samnites Etruscans Latins Greeks",  # a list, not an answer
+        "assembly",  # the question's own word
+    ):
+        assert (
+            items.grade(gauls if "Gaul" in not_it or "Samn" in not_it else assembly, not_it)
+            is not True
+        ), not_it
+    code = _keyed("What is the new lower bound?", "lo = mid + 1")
+    assert items.grade(code, "lo = mid") is None  # symbols: graded the usual way
+    chord = _keyed("Which triad is built on the dominant of G major?", "D major triad")
+    assert items.grade(chord, "E major triad") is None  # "D" is a word `stems` cannot see
+
+
+def test_a_keyed_item_is_graded_on_its_key_not_on_the_explanation_after_it():
+    """The bank's explanation follows the key in the reference and is shown with the grade, but
+    a concise right answer needs only the key's point: one confirmed point of one, not one of
+    four (where the explanation's sentences about the wrong options counted as points)."""
+    from tutor.engine import grading
+
+    item = _keyed(
+        "What does the dot product of two vectors return?",
+        "A single scalar: the sum of the products of paired entries",
+        "Not a vector. The cross product returns a vector. Element-wise product keeps the shape.",
+    )
+    asked: list[str] = []
+
+    def screen(n: int, text: str):
+        asked.append(text)
+        return Action(kind="yes_no", value="y")
+        yield
+
+    run = grading.key_point_grade(item, "a single scalar number, the sum of products", screen)
+    with pytest.raises(StopIteration) as done:
+        next(run)
+    assert done.value.value is True and len(asked) == 1 and "1 of 1" in asked[0]
+    # a point of one or two own words is touched by one of them: the learner confirms
+    assert selfgrade.touches("the D major chord", "The D major triad.", "Which chord?")

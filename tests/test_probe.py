@@ -151,7 +151,7 @@ def test_two_sessions_place_keys_differently_and_a_resume_replays(store, course)
     a, b = first.prompt.item, second.prompt.item
     assert a.id == b.id and sorted(a.options) == sorted(b.options)
     keys = []
-    for _ in range(12):
+    for _ in range(20):  # session ids are random: 12 fell on two slots about once in 700 runs
         s = Session.start(store, course, lesson, offline=True)
         drive(s, until=lambda p: p.kind == "choice")
         keys.append(s.prompt.item.correct_index)

@@ -62,7 +62,7 @@ def key_point_grade(
     made (`screen(n, text)` asks); right when it made more than half of all the points. An
     answer offered none — nonsense, the question back, off-topic — is wrong without asking.
     None when a key-point screen was withheld (no grade from part of them)."""
-    points = selfgrade.key_points(item.reference)
+    points = selfgrade.key_points(graded_reference(item))
     touched = offered(item, answer)
     if not touched:
         return False
@@ -89,7 +89,13 @@ def _point_question(item: Presented, n: int, of: int, point: str) -> str:
 def offered(item: Presented, answer: str) -> list[str]:
     """The key points of the item's reference an answer could have made
     (tutor.engine.selfgrade.offered_points)."""
-    return selfgrade.offered_points(answer, item.question, item.reference, item.grounds)
+    return selfgrade.offered_points(answer, item.question, graded_reference(item), item.grounds)
+
+
+def graded_reference(item: Presented) -> str:
+    """What a free-recall answer's key points come from: a bank item's key (the bank's
+    explanation after it in the reference is shown, not required), else the reference."""
+    return item.key if selfgrade.stems(item.key) else item.reference
 
 
 def could_answer(item: Presented, answer: str) -> bool:

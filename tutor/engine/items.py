@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from learning_system.curriculum import Curriculum, Lesson, QuizItem
-from tutor.engine import repair
+from tutor.engine import repair, selfgrade
 from tutor.engine.admission import Admission, Offer
 from tutor.engine.guessing import guessable_by
 from tutor.engine.option_sets import made, option_sets
@@ -350,9 +350,12 @@ def states_key(item: Presented, answer: str) -> bool:
 
 def grade(item: Presented, answer: str) -> bool | None:
     """True/False for MCQ and numeric answers, and right for a free-recall answer that states
-    the key exactly (`states_key`); None when it must be graded otherwise (tutor.engine.grading:
-    the program's check, then the model or the learner)."""
-    if item.type == "free_recall" and states_key(item, answer):
+    the key exactly (`states_key`) or says a key that is a name (selfgrade.names_key); None
+    when it must be graded otherwise (tutor.engine.grading: the program's check, then the model
+    or the learner)."""
+    if item.type == "free_recall" and (
+        states_key(item, answer) or selfgrade.names_key(answer, item.question, item.key)
+    ):
         return True
     if item.type == "mcq":
         return answer.isdigit() and int(answer) == item.correct_index

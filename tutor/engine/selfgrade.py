@@ -19,6 +19,10 @@ MIN_CONTENT_WORDS = 2
 MIN_DISTINCT_SHARE = 0.4
 ON_TOPIC_SHARE = 0.2
 STEM = 5  # words compared by their first letters: "deviations" makes the point of "deviation"
+NAME_WORDS = 3  # a key of at most this many own words is a name an answer may simply say
+NAME_EXTRA = 2  # other words an answer that says such a name may hold
+_ASIDE = re.compile(r"\(([^()]*)\)|\[([^\[\]]*)\]")
+_NEGATED_OR_HEDGED = re.compile(r"\b(not?|never|neither|nor|none|or)\b|n't\b|/")
 EXPLAIN_MIN_WORDS = 6  # distinct content words an explain-back needs
 EXPLAIN_MIN_LESSON = 3  # of them, words of the lesson's own text (its title's aside)
 EXPLAIN_LESSON_SHARE = 0.3  # and at least this share of them
@@ -51,9 +55,37 @@ def well_formed(answer: str) -> bool:
 
 def touches(answer: str, point: str, question: str) -> bool:
     """The answer uses the point's own words — those the question does not contain: two of
-    them (the one, for a point with one)."""
+    them (one, for a point with one or two: "the D major chord" may make "The D major triad")."""
     own = stems(point) - stems(question)
-    return len(own & stems(answer)) >= min(2, len(own)) > 0
+    return len(own & stems(answer)) >= (1 if len(own) <= 2 else 2) and bool(own)
+
+
+def names_key(answer: str, question: str, key: str) -> bool:
+    """A short key (a name or a term: at most NAME_WORDS content words the question does not
+    hold; what it puts in brackets is another name for it) said in the answer: every own word
+    of the key, or of a bracketed name, with at most NAME_EXTRA words besides — "The Centuriate
+    Assembly" names "The Centuriate Assembly (comitia centuriata)", "Gauls" names "The Gauls".
+    Never a negated or hedged answer ("not …", "… or …")."""
+    if not key or _NEGATED_OR_HEDGED.search(answer.lower()):
+        return False
+    asked = stems(question)
+    given = stems(answer) - asked
+    if len(given - stems(key)) > NAME_EXTRA:
+        return False
+    names = [_ASIDE.sub(" ", key), *(a or b for a, b in _ASIDE.findall(key))]
+    return any(
+        0 < len(own) <= NAME_WORDS and own <= given
+        for own in (stems(n) - asked for n in names if _all_words(n))
+    )
+
+
+def _all_words(name: str) -> bool:
+    """A name made of words only, each of them counted (no symbol, digit or one-letter word
+    that `stems` would drop: "lo = mid + 1" and "D major" are not names it can check)."""
+    tokens = name.replace("-", " ").split()
+    return bool(tokens) and all(
+        re.fullmatch(r"[A-Za-z']+[.,;:]?", t) and (t.lower() in _STOP or len(t) > 2) for t in tokens
+    )
 
 
 def on_topic(answer: str, question: str, reference: str) -> bool:

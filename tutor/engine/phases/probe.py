@@ -46,7 +46,8 @@ def _known_now(answer: Answer) -> bool:
     if answer.outcome != "pending" or item is None:
         return answer.outcome == "correct" and answer.confidence != "no_idea"
     touched = grading.offered(item, answer.answer)
-    return selfgrade.passes(len(touched), len(selfgrade.key_points(item.reference)))
+    points = selfgrade.key_points(grading.graded_reference(item))
+    return selfgrade.passes(len(touched), len(points))
 
 
 def strand_batch(

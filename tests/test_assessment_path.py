@@ -55,18 +55,21 @@ def test_presented_items_do_not_depend_on_what_is_loaded(course_path):
 def test_a_session_and_tutor_items_session_show_the_same_options(course_path, tmp_path):
     """A session on the whole curriculum asks its probe; `tutor items --session` (which loads
     only the lesson and its prerequisites) lists each asked item with the same options in the
-    same order."""
+    same order, and the items answered first, in the order the session asked them."""
     home = tmp_path / "home"
     home.mkdir()
     curriculum = load_curriculum(course_path)
     lesson = late_lesson(curriculum)
     asked: dict[str, list[str]] = {}
+    order: list[str] = []  # the items answered, in the order the session asked them
     with Store(home / "tutor.db") as store:
         session = Session.start(store, curriculum, lesson, offline=True)
         for _ in range(80):
             p = session.prompt
             if p.stage not in ("prior", "probe"):
                 break
+            if p.item is not None and p.needs_confidence and p.item.id not in order:
+                order.append(p.item.id)
             if p.kind == "choice":
                 asked[p.item.id] = [*p.item.options]
                 action = Action(kind="answer", value="idk")
@@ -93,6 +96,10 @@ def test_a_session_and_tutor_items_session_show_the_same_options(course_path, tm
     listed = {i["id"]: i["options"] for i in json.loads(done.stdout)["items"] if i["options"]}
     for item_id, options in asked.items():
         assert listed.get(item_id) == options, item_id
+    probe = [i for i in json.loads(done.stdout)["items"] if i["purpose"] == "probe"]
+    answered = [i["id"] for i in probe if i["asked"]]
+    assert answered == [i for i in order if i in {x["id"] for x in probe}] and len(answered) > 2
+    assert [i["asked"] for i in probe[: len(answered)]] == list(range(1, len(answered) + 1))
     refused = subprocess.run(
         [sys.executable, "-m", "tutor.cli", "items", lesson.id, "--curriculum", str(course_path),
          "--session", "s-no-such-session"],

@@ -41,8 +41,8 @@ def add_parser(sub, name: str) -> argparse.ArgumentParser:
     p.add_argument(
         "--session",
         metavar="ID",
-        help="list what that session presents (its options in its order); without it, a fixed "
-        "order of the tutor's own",
+        help="list what that session presents (its options in its order), the items it has had "
+        "answered first, in the order answered; without it, a fresh session's",
     )
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     return p
@@ -171,6 +171,21 @@ def collect(
     return {"lesson": lesson.id, "items": listed, "withheld": withheld, "summary": summary}
 
 
+def in_asked_order(report: dict[str, Any], asked: list[str | None]) -> None:
+    """A session's listing as it went: the items answered so far first, in the order answered
+    (each with `asked`, its place), then the rest in the listing's order (`asked` None) — the
+    probe picks its next question by the answers, so what is not answered has no place yet."""
+    order: dict[str, int] = {}
+    for item_id in asked:
+        if item_id is not None and item_id not in order:
+            order[item_id] = len(order) + 1
+    for entry in report["items"]:
+        entry["asked"] = order.get(entry["id"])
+    report["items"].sort(
+        key=lambda e: (e["purpose"] != "probe", e["asked"] is None, e["asked"] or 0)
+    )
+
+
 def _plain(text: object) -> str:
     """Curriculum text is untrusted: show control characters as escapes, never act on them."""
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
@@ -189,8 +204,17 @@ def _print_listing(report: dict[str, Any], title: str, curriculum_root: str) -> 
         if not rows:
             continue
         print(f"\n{heading}")
+        if purpose == "probe" and "asked" in rows[0]:
+            print(
+                "(answered so far first, in the order answered; the probe picks its next "
+                "question by the answers)"
+            )
         for n, item in enumerate(rows, 1):
-            print(_plain(f"\n{n:>3}. [{item['type']}] {item['question']}"))
+            place = item.get("asked", 0)
+            when = (
+                "" if place == 0 else f"  (answered #{place})" if place else "  (not answered yet)"
+            )
+            print(_plain(f"\n{n:>3}. [{item['type']}] {item['question']}{when}"))
             for k, option in enumerate(item["options"]):
                 mark = "  <- key" if k == item["correct_index"] else ""
                 print(_plain(f"       {k + 1}/{'abcd'[k] if k < 4 else '?'}  {option}{mark}"))
@@ -233,6 +257,10 @@ def run(args: argparse.Namespace) -> int:
                     "`tutor status --json` names the current one (position.session)"
                 )
         report = collect(store, curriculum, lesson, args.session or None)
+        if args.session:
+            in_asked_order(
+                report, [r["item_id"] for r in store.attempts.where(session_id=args.session)]
+            )
     if args.json:
         print(dumps(report, indent=2))
     else:

@@ -218,6 +218,19 @@ def test_the_next_lesson_inherits_the_probe_verdicts_without_searching_again(sto
     assert row.rstrip().endswith("skip-fast" if verdict == "solid" else "expand")
 
 
+def test_the_prior_finds_a_strand_by_its_own_words_not_by_the_and_and(store, course):
+    """Mistakes on vectors (made in P1 L02's probe) are no record of "Derivatives and the Chain
+    Rule": its title's "and" and "the" once matched every record, showing an open mistake for a
+    lesson never asked about."""
+    first = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+    run(first, policy="wrong-sure", until=lambda p: p.stage == "plan")
+    first.pause()
+    assert store.mistakes.all(status="open")  # the vectors answers were wrong
+    second = Session.start(store, course, course.lesson("P1 L03"), offline=True)
+    row = next(line for line in second.prompt.content.splitlines() if "Derivatives" in line)
+    assert "nothing in your records" in row and row.rstrip().endswith("expand")
+
+
 def test_continue_after_a_finished_lesson_opens_the_next_one(store, course, monkeypatch, tmp_path):
     from tutor.engine.runner import open_session
 

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 from learning_system.store import Store
 from learning_system.tables.rows import Match
+from tutor.engine.words import words
 
 RECENT = timedelta(days=30)
 MAX_MATCHES = 40
@@ -24,6 +25,12 @@ class Prerequisite:
 
     name: str
     keywords: tuple[str, ...]
+
+    @classmethod
+    def of(cls, name: str, title: str, concept: str) -> Prerequisite:
+        """Found by its concept id and the content words of its title: never by "the" or
+        "and", which match nearly every record."""
+        return cls(name, (*sorted(words(title)), concept))
 
 
 @dataclass(frozen=True)

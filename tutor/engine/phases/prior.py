@@ -9,7 +9,7 @@ from tutor.engine import prior
 from tutor.engine.context import LessonContext
 from tutor.engine.records import Note
 from tutor.engine.screens import status
-from tutor.engine.selection import Strand, slug
+from tutor.engine.selection import Strand
 from tutor.engine.turns import Action, Prompt, Table
 from tutor.engine.words import clip
 
@@ -18,9 +18,7 @@ def run(ctx: LessonContext, strands: list[Strand]) -> Generator[Prompt, Action, 
     ctx.position = "prior"
     # one row per probe strand, under the strand's own name: the prior and the probe speak of
     # the same prerequisites, and the plan reads both
-    prereqs = [
-        prior.Prerequisite(s.name, (*slug(s.lesson.title).split("-"), s.concept)) for s in strands
-    ]
+    prereqs = [prior.Prerequisite.of(s.name, s.lesson.title, s.concept) for s in strands]
 
     def compute() -> list[dict[str, str]]:
         return [r.as_json() for r in prior.table(ctx.gate.store, ctx.session_id, prereqs)]

@@ -247,6 +247,26 @@ def test_continue_after_a_finished_lesson_opens_the_next_one(store, course, monk
     assert following.lesson.id == "P1 L02"
 
 
+def test_continue_with_a_lesson_paused_midway_resumes_it(course, monkeypatch, tmp_path):
+    """`tutor continue --lesson L` on a lesson paused midway picks it up where it stopped, even
+    after another lesson was opened since; it started it over, leaving the answers behind."""
+    from tutor.engine.runner import open_session
+
+    monkeypatch.setenv("TUTOR_HOME", str(tmp_path / "home"))
+    with Store(tmp_path / "t.db") as store:
+        first = open_session(store, course, lesson_ref="P1 L02", offline=True)
+        run(first, until=lambda p: p.stage == "probe")
+        first.act(answer(first.prompt))
+        where = first.prompt.message_id
+        first.pause()
+        other = open_session(store, course, lesson_ref="P1 L03", offline=True)
+        assert other.id != first.id
+        other.pause()
+        again = open_session(store, course, lesson_ref="p1l02", offline=True)
+        assert again.id == first.id and again.resumed and again.prompt.message_id == where
+        assert len(ledger.attempts(store, session_id=first.id)) == 1
+
+
 def test_every_corpus_lesson_runs_to_the_end_offline_with_nothing_withheld(tmp_path, corpus_root):
     curriculum = load_curriculum(corpus_root)
     policies = itertools.cycle(["right-sure", "wrong-sure", "right-hunch", "idk"])

@@ -57,14 +57,21 @@ class Sessions(Table):
         rows = self.store.rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
         return cast("SessionRow", decoded(rows[0], "state")) if rows else None
 
-    def latest(self, curriculum: str | None = None, status: str | None = None) -> SessionRow | None:
+    def latest(
+        self,
+        curriculum: str | None = None,
+        status: str | None = None,
+        lesson_id: str | None = None,
+    ) -> SessionRow | None:
         sql, params = "SELECT * FROM sessions WHERE 1=1", []
-        if curriculum is not None:
-            sql += " AND curriculum = ?"
-            params.append(curriculum)
-        if status is not None:
-            sql += " AND status = ?"
-            params.append(status)
+        for column, value in (
+            ("curriculum", curriculum),
+            ("status", status),
+            ("lesson_id", lesson_id),
+        ):
+            if value is not None:
+                sql += f" AND {column} = ?"
+                params.append(value)
         rows = self.store.rows(sql + " ORDER BY updated_at DESC, rowid DESC LIMIT 1", tuple(params))
         return cast("SessionRow", decoded(rows[0], "state")) if rows else None
 

@@ -13,7 +13,11 @@ def add_parser(sub, name: str) -> argparse.ArgumentParser:
         description="Resume where you stopped, or start the next lesson.",
     )
     p.add_argument("--curriculum", metavar="PATH", help="use this curriculum for this run")
-    p.add_argument("--lesson", metavar="LESSON", help="start this lesson (e.g. 'P1 L02')")
+    p.add_argument(
+        "--lesson",
+        metavar="LESSON",
+        help="this lesson (e.g. 'P1 L02'): resumed where you paused it, else started",
+    )
     p.add_argument(
         "--plain",
         action="store_true",

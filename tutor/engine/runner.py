@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from learning_system.curriculum import Curriculum
+from learning_system.curriculum import Curriculum, Lesson
 from learning_system.session_lock import REVIEW, REVIEW_BUSY, lease, opening
 from learning_system.store import Store
+from learning_system.tables.rows import SessionRow
 from tutor.engine.progress import Activity
 from tutor.engine.review import ReviewSession
 from tutor.engine.session import ReplayError, Session
@@ -46,12 +47,12 @@ def open_session(
     activity: Activity | None = None,
     take_over: bool = False,
 ) -> Session | None:
-    """Resume the latest unfinished session of this curriculum, else start the next lesson
-    (or the one asked for). None when the curriculum is finished. `progress` hears one-line
-    notices (a model that does not answer, a session that could not be resumed); `activity`
-    hears the progress of long work and is how the learner cancels it. One tutor at a time
-    chooses; the session opened is leased to this tutor (SessionBusy when another one has it,
-    unless `take_over`)."""
+    """Resume the latest unfinished session of this curriculum (of the lesson asked for, when
+    one is), else start the next lesson (or the one asked for). None when the curriculum is
+    finished. `progress` hears one-line notices (a model that does not answer, a session that
+    could not be resumed); `activity` hears the progress of long work and is how the learner
+    cancels it. One tutor at a time chooses; the session opened is leased to this tutor
+    (SessionBusy when another one has it, unless `take_over`)."""
     with opening(store, notify=progress):
         session = _open_session(
             store,
@@ -83,8 +84,11 @@ def _open_session(
         from tutor.engine.drafter import Drafter
 
         drafter = Drafter(provider)
-    latest = store.sessions.latest(curriculum=str(curriculum.root))
-    if lesson_ref is None and latest is not None and latest["status"] not in ("done", "incomplete"):
+    lesson = _lesson(curriculum, lesson_ref)
+    latest = store.sessions.latest(
+        curriculum=str(curriculum.root), lesson_id=lesson.id if lesson else None
+    )
+    if latest is not None and latest["status"] not in UNRESUMABLE:
         lease(store, latest["id"], take_over=take_over)  # before replay: fences the other tutor
         try:
             session = Session.resume(
@@ -93,33 +97,16 @@ def _open_session(
             session.resumed = True
             return session
         except (ReplayError, LookupError, ValueError, TypeError) as exc:
-            # a log that cannot be replayed is never a dead end: the lesson starts afresh
-            store.sessions.save(
-                latest["id"],
-                latest["lesson_id"],
-                latest["curriculum"],
-                "abandoned",
-                latest["position"],
-                latest["state"],
-            )
-            if progress:
-                why = (str(exc).splitlines() or [type(exc).__name__])[0]
-                progress(
-                    f"Could not resume {latest['lesson_id']} ({why}); starting it afresh. "
-                    "Your earlier answers stay in your records."
-                )
-            lesson_ref = latest["lesson_id"]
-    if lesson_ref is not None:
-        try:
-            lesson = curriculum.lesson(lesson_ref)
-        except LookupError as exc:
-            raise TutorError(str(exc)) from None
-    else:
+            _abandon(store, latest, exc, progress)
+            try:
+                lesson = curriculum.lesson(latest["lesson_id"])
+            except LookupError:
+                lesson = None  # the lesson is gone from the curriculum: the next one
+    if lesson is None:
         done = store.sessions.latest(curriculum=str(curriculum.root), status="done")
-        following = curriculum.next_lesson(done["lesson_id"] if done else None)
-        if following is None:
+        lesson = curriculum.next_lesson(done["lesson_id"] if done else None)
+        if lesson is None:
             return None
-        lesson = following
     from tutor.config import fetch_references
 
     return Session.start(
@@ -131,6 +118,34 @@ def _open_session(
         offline=offline or not fetch_references(),
         activity=activity,
     )
+
+
+UNRESUMABLE = ("done", "incomplete", "abandoned")
+
+
+def _lesson(curriculum: Curriculum, lesson_ref: str | None) -> Lesson | None:
+    if lesson_ref is None:
+        return None
+    try:
+        return curriculum.lesson(lesson_ref)
+    except LookupError as exc:
+        raise TutorError(str(exc)) from None
+
+
+def _abandon(
+    store: Store, row: SessionRow, exc: Exception, progress: Callable[[str], None] | None
+) -> None:
+    """A log that cannot be replayed is never a dead end: the session is set aside (its answers
+    stay in the records) and its lesson starts afresh."""
+    store.sessions.save(
+        row["id"], row["lesson_id"], row["curriculum"], "abandoned", row["position"], row["state"]
+    )
+    if progress:
+        why = (str(exc).splitlines() or [type(exc).__name__])[0]
+        progress(
+            f"Could not resume {row['lesson_id']} ({why}); starting it afresh. "
+            "Your earlier answers stay in your records."
+        )
 
 
 def open_review(

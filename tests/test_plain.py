@@ -341,6 +341,27 @@ def test_p_at_the_confidence_prompt_pauses_with_the_typed_answer_kept(tmp_path):
     again.finish()
 
 
+def test_a_choice_given_before_its_confidence_is_kept_over_a_pause(tmp_path):
+    """A choice is saved the moment it is given, like written text: paused at the confidence
+    prompt, it is offered back on resume (it was asked again, though the pause said
+    everything was saved), and tagging it answers it."""
+    learner = Learner(tmp_path, "continue", "--plain", "--offline")
+    screen = drive_until(learner, r"0/x  I don't know", wrong=False)
+    chosen = re.search(r"2/b  ([^\n]+)", screen).group(1).strip()
+    learner.send("b")
+    assert learner.read_prompt().rstrip().endswith("p pause):")
+    learner.send("p")
+    assert "Paused at " in learner.finish()
+    again = Learner(tmp_path, "continue", "--plain", "--offline")
+    assert f"Your answer, saved before the pause: 2. {chosen}" in again.read_prompt()
+    again.send("h")
+    again.read_prompt()
+    again.finish()
+    with Store(tmp_path / "tutor.db") as store:
+        [row] = ledger.attempts(store)
+        assert (row["answer"], row["confidence"]) == ("1", "hunch")
+
+
 def test_a_diagram_block_is_labelled_as_a_diagram_in_the_line_dialogue(tmp_path):
     from packet_course import write_packet_course
 

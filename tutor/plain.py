@@ -236,6 +236,17 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
+def _held_words(prompt: Prompt, held: Action) -> str:
+    """A held answer as the learner gave it: the text, the option (number and words), the
+    number."""
+    if held.kind == "text":
+        return held.text
+    options = prompt.item.options if prompt.item is not None else []
+    if held.value.isdigit() and int(held.value) < len(options):
+        return f"{int(held.value) + 1}. {options[int(held.value)]}"
+    return held.value
+
+
 def read_action(
     io: PlainIO,
     prompt: Prompt,
@@ -249,7 +260,7 @@ def read_action(
     while True:
         try:
             if held is not None:
-                io.say(f"Your answer, saved before the pause: {held.text}")
+                io.say(f"Your answer, saved before the pause: {_held_words(prompt, held)}")
                 raw = io.ask("confidence for it (s sure, h hunch, n no idea), or a new answer > ")
                 parsed = (
                     parse.with_confidence(held, raw)
@@ -264,16 +275,12 @@ def read_action(
                     raise Paused
                 io.help(prompt)
                 continue
-            if (
-                hold is not None
-                and parsed.kind == "text"
-                and parse.wants_confidence(prompt, parsed)
-            ):
-                hold(parsed)  # the typed text is in the store before the tag is asked for
+            if hold is not None and parse.wants_confidence(prompt, parsed):
+                hold(parsed)  # the answer is in the store before the tag is asked for
             while parse.wants_confidence(prompt, parsed):
                 tag = io.ask("confidence (s sure, h hunch, n no idea · p pause): ")
                 if tag.strip().lower() in parse.PAUSE_WORDS | parse.SLASH_PAUSE:
-                    raise Paused  # a written answer is held already; a choice is asked again
+                    raise Paused  # the answer is held already: offered back on resume
                 try:
                     parsed = parse.with_confidence(parsed, tag)
                 except InvalidAction as exc:

@@ -130,8 +130,8 @@ class Session:
         return prompt
 
     def _held(self, events: list[EventRow]) -> Action | None:
-        """Text typed at the current prompt and saved before it was complete (its confidence
-        not yet given), to be offered back on resume; None when there is none."""
+        """An answer given at the current prompt and saved before it was complete (its
+        confidence not yet given), to be offered back on resume; None when there is none."""
         last_action = max((e["seq"] for e in events if e["kind"] == "action"), default=-1)
         for e in reversed(events):
             if e["seq"] <= last_action:
@@ -254,12 +254,15 @@ class Session:
         return timer
 
     def hold(self, action: Action) -> None:
-        """Save text the learner typed, the moment it was entered, before the action is complete
-        (a free-recall answer still waiting for its confidence tag). It goes to the event log as
+        """Save an answer the moment it was given, before the action is complete (typed text, a
+        choice or a number still waiting for its confidence tag). It goes to the event log as
         `held`, durably, but is not an action: replay skips it, and a resumed session offers it
         back as `held` for the learner to tag. Raises InvalidAction when it does not fit."""
-        if self.prompt.kind != "text" or action.kind != "text" or not action.text.strip():
-            raise InvalidAction("only typed text can be held before it is complete")
+        kind = self.prompt.kind
+        typed = kind == "text" and action.kind == "text" and bool(action.text.strip())
+        chosen = kind in ("choice", "numeric") and action.kind == "answer"
+        if not (typed or (chosen and action.value not in ("", "idk"))):
+            raise InvalidAction("only an answer waiting for its confidence can be held")
         self.journal.append(
             "held",
             {

@@ -178,6 +178,10 @@ def test_a_bad_confidence_tag_says_why_and_words_are_tags_too():
     numeric = _prompt("numeric", needs_confidence=True)
     with pytest.raises(InvalidAction, match="`q` is not a confidence tag"):
         parse.parse(numeric, "6 q")
+    # a unit after the number is named as a unit, with the answer to give instead
+    with pytest.raises(InvalidAction, match="the number alone, without `degrees`: `180`"):
+        parse.parse(numeric, "180 degrees")
+    assert parse.parse(numeric, "180 s").value == "180"
     with pytest.raises(InvalidAction, match="kept up to 2,000 characters"):
         parse.attribution("x" * 2001)
 

@@ -89,6 +89,18 @@ def _bad_tag(body: str, valid: Callable[[str], object]) -> None:
         )
 
 
+def _unit(body: str) -> None:
+    """`180 degrees`: a number with a unit (a word after it), which is not a confidence tag."""
+    parts = body.rsplit(None, 1)
+    if len(parts) == 2 and parts[1].isalpha() and len(parts[1]) > 1:
+        number = parts[0].replace(" ", "")
+        if _NUMBER.match(number):
+            raise InvalidAction(
+                f"give the number alone, without `{parts[1]}`: `{number}`, then your "
+                f"confidence (s sure, h hunch, n no idea), e.g. `{number} s`"
+            )
+
+
 def _claim(text: str) -> Action | None:
     if text.lower().startswith("i know ") and text[7:].strip():
         return Action(kind="claim", text=text[7:].strip()[:500])
@@ -170,6 +182,7 @@ def _answer(prompt: Prompt, text: str) -> Action:
             raise InvalidAction("choose 1-4 or a-d, or 0/x for I don't know")
     else:
         if body.lower() not in ("x", "idk") and not _NUMBER.match(body.replace(" ", "")):
+            _unit(body)
             _bad_tag(body, lambda t: _NUMBER.match(t.replace(" ", "")))
         value = "idk" if body.lower() in ("x", "idk") else _number(body)
     if value == "idk":

@@ -417,6 +417,7 @@ def test_a_lesson_where_nothing_is_taught_or_asked_is_not_recorded_done(store, e
     assert not [p for p in seen if p.item is not None], "every question was withheld"
     assert any(p.banner for p in seen)
     assert "not recorded as done" in seen[-1].content
+    assert seen[-1].position == "ended, not done"  # its header does not say "done" either
     assert store.sessions.latest()["status"] == "incomplete"
     assert store.sessions.latest(status="done") is None  # the next lesson is not queued
     assert not any("Verdict for" in p.content for p in seen)  # no verdict from zero answers

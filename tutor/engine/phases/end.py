@@ -10,6 +10,8 @@ from tutor.engine.context import LessonContext
 from tutor.engine.records import Finish, Note
 from tutor.engine.turns import Action, Prompt
 
+NOT_DONE = "ended, not done"  # the last screen's position when the lesson is not recorded done
+
 
 def run(ctx: LessonContext) -> Generator[Prompt, Action, None]:
     """The done screen (the last: nothing is sent after it)."""
@@ -18,6 +20,7 @@ def run(ctx: LessonContext) -> Generator[Prompt, Action, None]:
     why = _not_done(ctx)
     if why:
         ctx.completed = False
+        ctx.position = NOT_DONE
         ctx.journal.record(Note("incomplete", {"reason": why}))
         yield _done(
             ctx,
@@ -63,6 +66,6 @@ def _done(ctx: LessonContext, title: str, content: str) -> Prompt:
         message_id=ctx.mid("done"),
         stage="done",
         title=title,
-        position="done",
+        position=ctx.position,
         content=content,
     )

@@ -216,3 +216,24 @@ def test_a_store_held_locked_by_another_program_waits_then_gives_up_in_one_line(
     assert lines[-1].startswith("tutor: ") and "stayed locked by another program" in lines[-1]
     waited = re.search(r"for (\d+\.\d) s", lines[-1])
     assert waited and 0.5 <= float(waited.group(1)) < 5  # the time actually waited, not "30 s"
+
+
+def test_init_says_what_tutor_continue_will_open(tmp_path):
+    """After switching curricula with a lesson paused in the first, `tutor init` says that
+    `tutor continue` resumes that lesson first and how to go on in the new one; it said "Start
+    with `tutor continue` (its first lesson)", which opened the paused lesson instead."""
+    from learning_system.curriculum import load_curriculum
+    from tutor.testing.course_maker import write_course
+
+    home = tmp_path / "home"
+    first = run_tutor(home, "continue", "--plain", "--offline", stdin=b"\n")
+    assert first.returncode == 0, first.stderr.decode()
+    course = write_course(tmp_path / "workshop")
+    said = run_tutor(home, "init", "--curriculum", str(course)).stdout.decode()
+    assert "`tutor continue` first resumes P1 L01, paused in" in said
+    assert '`tutor continue --lesson "P1 L01"`' in said
+    moved = run_tutor(home, "continue", "--plain", "--offline", "--lesson", "P1 L01", stdin=b"")
+    assert f"P1 L01 {load_curriculum(course).lessons[0].title}" in moved.stdout.decode()
+    back = run_tutor(home, "init").stdout.decode()  # the built-in course again
+    assert f"first resumes P1 L01, paused in {course}" in back  # the workshop's, now
+    assert "(P1 L01, where you paused it)." in back

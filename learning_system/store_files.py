@@ -122,6 +122,9 @@ def _check_contents(path: Path, size: int, known: int, tables_of_v1: Set[str]) -
             result = [r[0] for r in conn.execute("PRAGMA quick_check(3)")]
             if result != ["ok"]:
                 raise damaged(path, "; ".join(result))
+        # counted here, read-only: a writing connection would fold what is left of a damaged
+        # -wal into tutor.db and delete it as it closed, so the files could not be restored
+        check_history(conn, path)
     except sqlite3.DatabaseError as exc:
         if is_busy(exc):  # another tutor is writing: the checks above ran as far as they could
             return

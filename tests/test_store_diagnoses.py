@@ -275,3 +275,33 @@ def test_the_contract_names_each_diagnosis_as_the_code_says_it(tmp_path):
     for phrase, error in said.items():
         assert f'"{phrase}' in contract, phrase
         assert phrase in str(error), (phrase, str(error))
+
+
+def test_a_store_whose_wal_was_cut_is_refused_with_its_files_left_as_they_were(tmp_path):
+    """A -wal cut short (its latest answers gone) is refused before a writing connection
+    opens: tutor.db, its -wal and -shm stay as they were, so restoring them together is still
+    possible, as the refusal says; tutor.db was rewritten and the -wal deleted."""
+    run_tutor(tmp_path, "init")
+    learner = Learner(tmp_path, "continue", "--plain", "--offline")
+    learner.read_prompt()
+    for line in ("", "1 s", "2 s"):
+        learner.send(line)
+        learner.read_prompt()
+    learner.proc.send_signal(signal.SIGKILL)
+    learner.proc.wait(timeout=30)
+    wal = tmp_path / "tutor.db-wal"
+    size = wal.stat().st_size
+    assert size > 8192
+    with wal.open("r+b") as f:
+        f.truncate(size // 3)
+    before = fingerprint(tmp_path)
+    line = one_line_refusal(
+        run_tutor(tmp_path, "continue", "--plain", "--offline"), "fewer answers", "backup"
+    )
+    assert "left untouched" in line
+    # all but -shm: SQLite's index of the -wal, which a reader rebuilds from the -wal
+    after = fingerprint(tmp_path)
+    assert {k: v for k, v in after.items() if k != "tutor.db-shm"} == {
+        k: v for k, v in before.items() if k != "tutor.db-shm"
+    }
+    assert wal.exists() and wal.stat().st_size == size // 3

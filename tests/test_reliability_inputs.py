@@ -189,3 +189,19 @@ def test_the_contract_states_the_limits_the_code_enforces():
     assert f"a `quiz.json` over {curriculum.MAX_QUIZ_BYTES // mib} MiB is not read" in contract
     assert f"at most {store_files.QUICK_CHECK_MAX_BYTES // mib} MiB or was not closed" in contract
     assert f"(default {store.DEFAULT_WAIT:g})" in contract
+
+
+def test_an_unknown_option_is_named_with_its_command_usage(capsys):
+    """`tutor continue --bogus` says so under `tutor continue`'s usage (exit 2); it printed the
+    top-level usage, which lists commands, not the options the learner got wrong."""
+    import pytest
+
+    for argv, command in (
+        (["continue", "--bogus"], "continue"),
+        (["items", "X", "--nope"], "items"),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2
+        assert err.startswith(f"usage: tutor {command} ") and "unrecognized arguments" in err

@@ -49,7 +49,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             continue
         mod = importlib.import_module(f"tutor.commands.{module}")
         p = mod.add_parser(sub, name)
-        p.set_defaults(_run=mod.run)
+        p.set_defaults(_run=mod.run, _parser=p)
     return parser
 
 
@@ -60,7 +60,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["continue", *argv]
-    args = build_parser(argv[0]).parse_args(argv)
+    parser = build_parser(argv[0])
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said with the command's own usage, not the top level's
+        getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
     from learning_system.errors import LearningSystemError
 
     stdout = sys.stdout

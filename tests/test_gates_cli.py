@@ -69,6 +69,12 @@ def test_gate_check_invalid_input_exits_2(tmp_path):
     ok = write(tmp_path / "ok.json", fact_envelope().model_dump(mode="json"))
     run = tutor("gate", "check", str(ok), "--digest", str(bad), cwd=ROOT)
     assert run.returncode == 2 and "invalid digest" in run.stderr
+    # no `gate`, or an unknown one: said in words; with --json, as JSON on stdout
+    for envelope in ({"claims": []}, {"gate": "nope"}):
+        run = tutor("gate", "check", str(write(tmp_path / "g.json", envelope)), "--json", cwd=ROOT)
+        said = json.loads(run.stdout)["error"]
+        assert run.returncode == 2 and "`gate` must be one of fact_check, quiz_audit" in said
+        assert "discriminator" not in said and "Traceback" not in run.stderr
 
 
 def test_gate_check_grade_and_review(tmp_path, capsys):

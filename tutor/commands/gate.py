@@ -43,6 +43,9 @@ def _read_json(path: Path, what: str) -> Any:
     return read_json_file(path, what)
 
 
+GATES = "fact_check, quiz_audit, grade_audit, review"
+
+
 def describe_validation_error(exc: Exception, limit: int = 5) -> str:
     errors = getattr(exc, "errors", None)
     if not callable(errors):
@@ -50,6 +53,9 @@ def describe_validation_error(exc: Exception, limit: int = 5) -> str:
     parts = []
     for e in errors()[:limit]:
         loc = ".".join(str(x) for x in e.get("loc", ())) or "(top)"
+        if e.get("type") in ("union_tag_not_found", "union_tag_invalid"):
+            parts.append(f"{loc}: `gate` must be one of {GATES}")  # which envelope it is
+            continue
         parts.append(f"{loc}: {e.get('msg', 'invalid')}")
     return "; ".join(parts)
 
@@ -131,9 +137,17 @@ def check(envelope_data: Any, digest_data: Any | None) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    envelope_data = _read_json(args.envelope, "envelope")
-    digest_data = _read_json(args.digest, "digest") if args.digest else None
-    report = check(envelope_data, digest_data)
+    from tutor.errors import TutorError
+
+    try:
+        envelope_data = _read_json(args.envelope, "envelope")
+        digest_data = _read_json(args.digest, "digest") if args.digest else None
+        report = check(envelope_data, digest_data)
+    except TutorError as exc:
+        if not args.json:
+            raise
+        print(dumps({"error": str(exc)}, indent=2))  # --json: a reader gets JSON either way
+        return 2
     passed = report["outcome"] == "emit" and report["verdict"] != "ISSUES"
     if args.json:
         print(dumps(report, indent=2))

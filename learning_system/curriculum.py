@@ -596,6 +596,15 @@ def _load_lesson(
                 message="no `# Title` line; title taken from the folder name",
             )
         )
+    problems.extend(
+        Problem(
+            severity="warning",
+            file=_rel(doc_path, root),
+            message=f"Further Reading link {url[:80]!r} is not a web address (http or https); "
+            "it is not read",
+        )
+        for url in doc.unreadable_links
+    )
     quiz_path = folder / QUIZ_FILE
     quiz: list[QuizItem] = []
     quiz_text = (

@@ -59,6 +59,16 @@ class LessonDoc:
         text = section_block(self.sections, READING_TITLES)
         return parse_links(text) if text is not None else []
 
+    @property
+    def unreadable_links(self) -> list[str]:
+        """The Further Reading links that are no web address (`file://`, a relative path): the
+        Scout cannot fetch them, so they are left out of `further_reading`."""
+        text = section_block(self.sections, READING_TITLES)
+        if text is None:
+            return []
+        urls = (m.group(2).strip() for m in _MD_LINK.finditer(text))
+        return [u for u in urls if not u.lower().startswith(("http://", "https://", "#"))]
+
 
 OBJECTIVE_TITLES = ("learning objectives", "objectives", "what you'll learn", "what you will learn")
 READING_TITLES = ("further reading", "references", "resources", "further resources", "reading")

@@ -608,3 +608,20 @@ def test_an_unnumbered_lesson_folder_is_numbered_after_the_others_with_a_warning
     assert [x.title for x in curriculum.lessons] == ["Real", "2a Extra"]
     messages = {p.file: p.message for p in curriculum.problems}
     assert messages["phases/01-p/2a-extra"] == "lesson folder has no number; numbered 2"
+
+
+def test_a_further_reading_link_that_is_no_web_address_is_a_warning(tmp_path: Path):
+    """`file://` and relative links cannot be fetched: they are left out of the lesson's
+    references, as before, and now `curriculum check` names each one (they were dropped
+    without a word)."""
+    lesson = tmp_path / "phases" / "01-basics" / "01-first"
+    (lesson / "docs").mkdir(parents=True)
+    (lesson / "docs" / "en.md").write_text(
+        "# First\n\n## The Concept\n\nSome text.\n\n## Further Reading\n\n"
+        "- [Web](https://example.org/a)\n- [Local](file:///etc/hosts)\n- [Notes](../notes.md)\n",
+        encoding="utf-8",
+    )
+    curriculum = load_curriculum(tmp_path)
+    assert [link.url for link in curriculum.lessons[0].further_reading] == ["https://example.org/a"]
+    said = [w.message for w in curriculum.warnings if "Further Reading" in w.message]
+    assert len(said) == 2 and "'file:///etc/hosts'" in said[0] and "'../notes.md'" in said[1]

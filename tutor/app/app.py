@@ -14,6 +14,7 @@ from pathlib import Path
 from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
@@ -64,6 +65,19 @@ class TutorApp(App[int]):
         self.model_notice: str | None = None
         self._loading = threading.Lock()
         self._opening = threading.Lock()
+
+    def get_driver_class(self) -> type[Driver]:
+        """On Linux and macOS, Textual's driver with input that is not UTF-8 read as U+FFFD
+        (tutor.app.driver); Textual's own elsewhere, or when $TEXTUAL_DRIVER names one."""
+        import sys
+
+        from textual import constants
+
+        if constants.DRIVER is not None or sys.platform == "win32":
+            return super().get_driver_class()
+        from tutor.app.driver import TutorDriver
+
+        return TutorDriver
 
     # the learner's world; nothing here imports a model client
     @property

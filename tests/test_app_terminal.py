@@ -1,0 +1,56 @@
+"""The app on a real pseudo-terminal, with Textual's own terminal driver (Pilot runs a headless
+one that never decodes bytes nor gets signals): what a learner's terminal sends, and what is left
+on it when the app has gone."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from app_driver import open_elsewhere, seed_lesson
+from terminal_driver import Terminal
+
+from tutor.app.driver import input_decoder
+from tutor.app.session_screen import IN_YOUR_WORDS
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="drives the app on a Linux pseudo-terminal"
+)
+
+CTRL_Q = b"\x11"
+ENTER = b"\r"
+NOT_UTF8 = b"\xc3\x28\xff\xfeA"  # a lead byte with no continuation, two bytes UTF-8 never uses
+
+
+@pytest.fixture
+def home(tmp_path, isolated_model_env):
+    (tmp_path / "home").mkdir()
+    return tmp_path / "home"
+
+
+def test_the_input_decoder_replaces_what_is_not_utf8_and_joins_a_split_character():
+    decode = input_decoder()
+    assert decode(NOT_UTF8) == "\ufffd(\ufffd\ufffdA"
+    assert decode(b"caf\xc3") + decode(b"\xa9") == "café"  # split across two reads
+
+
+def test_bytes_that_are_not_utf8_typed_into_an_answer_box_are_kept_not_a_crash(home):
+    seeded = seed_lesson(home, lambda p: p.kind == "text")
+    term = Terminal(home, "continue", "--offline")
+    term.wait_for("paused at")
+    term.send(ENTER)
+    term.wait_for(IN_YOUR_WORDS.split(" (")[0])
+    term.send(b"my " + NOT_UTF8)
+    term.wait_for("my \ufffd(\ufffd\ufffdA")  # in the box, on the screen
+    term.send(CTRL_Q)  # pause & quit: the text in the box is held for the next run
+    assert term.finish() == 0
+    assert "Traceback" not in term.text and "UnicodeDecodeError" not in term.text, term.text
+    assert "Paused at" in term.text
+    store, session = open_elsewhere(home)
+    try:
+        assert session.prompt.message_id == seeded.message_id
+        assert session.held is not None
+        assert session.held.text == "my \ufffd(\ufffd\ufffdA"
+    finally:
+        session.close()
+        store.close()

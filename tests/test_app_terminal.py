@@ -54,3 +54,34 @@ def test_bytes_that_are_not_utf8_typed_into_an_answer_box_are_kept_not_a_crash(h
     finally:
         session.close()
         store.close()
+
+
+def _damage(home, how: str) -> None:
+    from learning_system.store import Store
+
+    db = home / "tutor.db"
+    if how == "random bytes":
+        db.write_bytes(bytes(range(256)) * 400)
+        return
+    Store(db).close()  # a real store, then cut short (or padded) mid-page
+    with db.open("r+b") as f:
+        f.truncate(100_000 if db.stat().st_size > 100_000 else 6_000)
+
+
+@pytest.mark.parametrize(
+    ("args", "how"),
+    [
+        (["continue"], "random bytes"),
+        (["continue"], "truncated"),
+        (["review"], "random bytes"),
+        ([], "truncated"),
+    ],
+)
+def test_a_store_that_cannot_be_opened_is_one_line_and_exit_2_not_a_traceback(home, args, how):
+    _damage(home, how)
+    term = Terminal(home, *args)
+    assert term.finish() == 2
+    said = term.text.strip()
+    assert "Traceback" not in said and "TutorError" not in said, said
+    assert said.startswith("tutor: ") and str(home / "tutor.db") in said, said
+    assert "left untouched" in said and len(said.splitlines()) == 1

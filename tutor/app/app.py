@@ -18,6 +18,7 @@ from textual.driver import Driver
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from learning_system.errors import LearningSystemError
 from tutor.app.failures import Failure, ReportingScreen, describe
 
 AFTER_FIRST_PAINT = 0.05  # seconds from Ready to the work that waits for the first paint
@@ -65,6 +66,7 @@ class TutorApp(App[int]):
         self.model_notice: str | None = None
         self._loading = threading.Lock()
         self._opening = threading.Lock()
+        self.start_error: LearningSystemError | None = None
 
     def get_driver_class(self) -> type[Driver]:
         """On Linux and macOS, Textual's driver with input that is not UTF-8 read as U+FFFD
@@ -168,6 +170,12 @@ class TutorApp(App[int]):
     def on_unmount(self) -> None:
         if self._store is not None:
             self._store.close()
+
+    def cannot_start(self, error: LearningSystemError) -> None:
+        """The first screen cannot be drawn (the store fails as it is read): the app closes and
+        `run_app` raises `error` for the command line to say in one line, never a traceback."""
+        self.start_error = error
+        self.exit(return_code=error.exit_code)
 
     def action_quit_saved(self) -> None:
         from tutor.app.session_screen import SessionScreen

@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
+from learning_system.errors import LearningSystemError
 from tutor.app.failures import ReportingScreen
 from tutor.app.key_line import KeyLine
 from tutor.app.menu import Menu
@@ -115,8 +116,12 @@ class HomeScreen(ReportingScreen):
         self._painted = False  # the app's first paint is done: resuming refreshes the summary
 
     def on_mount(self) -> None:
-        app = self.app
-        summary = app.first_summary()  # type: ignore[attr-defined]
+        app = cast("TutorApp", self.app)
+        try:
+            summary = app.first_summary()
+        except LearningSystemError as exc:
+            app.cannot_start(exc)
+            return
         self._counts = summary.counts
         self.show(summary)
         self.query_one(Menu).focus()

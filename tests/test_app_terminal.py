@@ -4,6 +4,7 @@ on it when the app has gone."""
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import pytest
@@ -85,3 +86,29 @@ def test_a_store_that_cannot_be_opened_is_one_line_and_exit_2_not_a_traceback(ho
     assert "Traceback" not in said and "TutorError" not in said, said
     assert said.startswith("tutor: ") and str(home / "tutor.db") in said, said
     assert "left untouched" in said and len(said.splitlines()) == 1
+
+
+# what Textual writes as it gives the terminal back: mouse reporting off, the main screen, the
+# cursor shown
+RESTORED = (b"\x1b[?1000l", b"\x1b[?1049l", b"\x1b[?25h")
+
+
+def test_sigterm_pauses_the_lesson_and_gives_the_terminal_back(home):
+    from learning_system.store import Store
+
+    seeded = seed_lesson(home, lambda p: p.kind == "choice")
+    term = Terminal(home, "continue", "--offline")
+    term.wait_for("paused at")
+    term.send(ENTER)
+    term.wait_for("I don't know")
+    with Store(home / "tutor.db") as store:
+        assert store.sessions.latest()["status"] == "active"  # open in the app
+    shown = len(term.raw)
+    term.signal(signal.SIGTERM)
+    assert term.finish() == 128 + signal.SIGTERM
+    after = bytes(term.raw[shown:])
+    assert all(sequence in after for sequence in RESTORED), after[-400:]
+    assert "Traceback" not in term.text
+    assert f"Paused at {seeded.position}" in term.text
+    with Store(home / "tutor.db") as store:
+        assert store.sessions.latest()["status"] == "paused"

@@ -236,3 +236,64 @@ async def test_a_yes_no_screen_shows_n_as_no_and_n_answers_no(home, monkeypatch)
         payloads = [e["payload"] for e in store.sessions.events(latest["id"])]
     said = [a for a in payloads if isinstance(a, dict) and a.get("kind") == "yes_no"]
     assert said and said[-1]["value"] == "n", payloads[-3:]
+
+
+def _seed_due_mistake(home) -> None:
+    """A lesson paused just after its first slip was named, that mistake due now."""
+    seen: list[str] = []
+
+    def after_slip(p: Prompt) -> bool:
+        if seen and seen[-1] == "error_type":
+            return True
+        seen.append(p.kind)
+        return False
+
+    seed_lesson(home, after_slip)
+    with Store(home / "tutor.db") as store, store.transaction() as c:
+        c.execute("UPDATE mistakes SET next_review = '2000-01-01T00:00:00+00:00'")
+        assert ledger.due_counts(store)["mistakes"] == 1
+
+
+def _home_text(app) -> str:
+    import io
+
+    from rich.console import Console
+    from textual.widgets import Static
+
+    console = Console(width=SIZE[0], record=True, file=io.StringIO())
+    console.print(app.screen.query_one("#home-summary", Static).content)
+    return " ".join(console.export_text().split())
+
+
+@pytest.mark.parametrize("how", ["tutor review", "r at once"])
+async def test_home_counts_afresh_when_a_review_returns_to_it(home, how):
+    """Home opened under `tutor review`, or left by `r` before its first refresh, shows the
+    records as they are after the review, not as they were when the app started."""
+    _seed_due_mistake(home)
+    app = TutorApp(
+        mode="review" if how == "tutor review" else "continue",
+        offline=True,
+        store=Store(home / "tutor.db"),
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        if how == "r at once":
+            assert "Due now 1 mistake" in _home_text(app)
+            await pilot.press("r")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        await settle(pilot, screen)
+        key = str(screen.prompt.item.correct_index + 1)
+        await pilot.press(key, "s")  # right, and sure
+        await settle(pilot, screen)
+        await pilot.press("enter")  # past the answer
+        await settle(pilot, screen)
+        assert screen.prompt.kind == "done"
+        await pilot.press("enter")  # home
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if "Due now 0 mistakes" in _home_text(app):
+                break
+        shown = _home_text(app)
+        assert "Due now 0 mistakes" in shown, shown
+        assert "sure 1/3 right" in shown, shown  # calibration counts the review's answer

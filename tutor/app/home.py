@@ -16,6 +16,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
 from learning_system.errors import LearningSystemError
 from tutor.app.failures import ReportingScreen
@@ -132,6 +133,11 @@ class HomeScreen(ReportingScreen):
         if self.app.screen is self:
             self.refresh_summary()
 
+    def on_screen_suspend(self) -> None:
+        # a lesson or a review over home changes the records: the first paint's counts are
+        # out of date, and home counts afresh when it is shown again
+        self._counts = None
+
     def on_screen_resume(self) -> None:
         if self._painted:
             self.refresh_summary()
@@ -145,7 +151,8 @@ class HomeScreen(ReportingScreen):
             app.home_curriculum(),  # type: ignore[attr-defined]
             counts,
         )
-        app.call_from_thread(self.show, summary)
+        if not get_current_worker().is_cancelled:  # a newer refresh has started: it shows
+            app.call_from_thread(self.show, summary)
 
     def show(self, s: HomeSummary) -> None:
         notice = getattr(self.app, "model_notice", None)

@@ -277,7 +277,7 @@ async def test_home_counts_afresh_when_a_review_returns_to_it(home, how):
     )
     async with app.run_test(size=SIZE) as pilot:
         if how == "r at once":
-            assert "Due now 1 mistake" in _home_text(app)
+            assert "Due now 1 mistake · 0 concepts" in _home_text(app)
             await pilot.press("r")
         await pilot.pause()
         screen = app.screen

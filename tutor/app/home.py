@@ -63,7 +63,7 @@ def summary_view(s: HomeSummary, state: str, border: str) -> Group:
     side, calibration, and the last lesson. `state`: the model's or offline, shown in the header."""
     head = Text.assemble(safe(s.curriculum, "bold"), *(("  ·  ", safe(state)) if state else ()))
     counts = s.counts
-    rows = [("Due now", f"{counts.due_mistakes} mistakes · {counts.due_concepts} concepts")]
+    rows = [("Due now", home_summary.due_now(counts.due_mistakes, counts.due_concepts))]
     statuses = ", ".join(f"{n} {k}" for k, n in sorted(counts.concepts.items())) or "none yet"
     rows.append(("Concepts", statuses))
     if counts.mastery is not None:

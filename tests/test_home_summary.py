@@ -108,9 +108,7 @@ def test_iso_times_order_as_the_due_windows_assume():
     assert iso(NOW) < iso(NOW + timedelta(microseconds=1)) < iso(NOW + timedelta(days=1))
 
 
-def test_one_due_is_said_in_the_singular_on_home_and_in_tutor_status(
-    tmp_path, monkeypatch, capsys
-):
+def test_one_due_is_said_in_the_singular_on_home_and_in_tutor_status(tmp_path, monkeypatch, capsys):
     from tutor.cli import main
 
     assert home_summary.due_now(1, 1) == "1 mistake · 1 concept"

@@ -12,7 +12,7 @@ from textual import events
 from learning_system import ledger
 from learning_system.store import Store
 from tutor.app.app import TutorApp
-from tutor.app.help import TextScreen
+from tutor.app.help import HelpScreen, TextScreen
 from tutor.app.session_screen import SessionScreen
 from tutor.app.teaching import Teaching
 from tutor.app.text import fenced_with_language
@@ -58,8 +58,9 @@ def _exit_text(capsys) -> str:
     return " ".join(capsys.readouterr().err.split())
 
 
-@pytest.mark.parametrize("quit_key", ["ctrl+q", "q"])
+@pytest.mark.parametrize("quit_key", ["ctrl+q", "q", "ctrl+c"])
 async def test_typed_text_survives_quit_and_is_offered_back(home, quit_key, capsys):
+    """ctrl+c with nothing selected to copy quits as ctrl+q does."""
     seed_lesson(home, written)
     app = _app(home)
     async with app.run_test(size=SIZE) as pilot:
@@ -297,3 +298,47 @@ async def test_home_counts_afresh_when_a_review_returns_to_it(home, how):
         shown = _home_text(app)
         assert "Due now 0 mistakes" in shown, shown
         assert "sure 1/3 right" in shown, shown  # calibration counts the review's answer
+
+
+def _footer(app) -> list[str]:
+    return [key.strip() for key in _screen_text(app).splitlines()[-1].split("  ") if key.strip()]
+
+
+async def test_in_a_text_box_the_footer_shows_ctrl_q_and_f1_which_work_there(home):
+    seed_lesson(home, written)
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _lesson(pilot)
+        await pilot.pause()
+        box = screen.query_one("#answer")
+        assert box.has_focus
+        footer = _footer(app)
+        assert "^q pause & quit" in footer and "f1 help" in footer, footer
+        assert "q pause & quit" not in footer and "? help" not in footer, footer
+        await pilot.press(*keys_of("why? q"))  # characters in the box
+        assert box.text == "why? q" and app.is_running
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert any(key == "f1" for key, _ in app.screen.keys)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and box.text == "why? q"
+        await pilot.press("ctrl+s")  # sent; its confidence is asked, outside the box
+        await pilot.pause()
+        assert screen.pending is not None
+        footer = _footer(app)
+        assert "q pause & quit" in footer and "? help" in footer, footer
+        assert "^q pause & quit" not in footer and "f1 help" not in footer, footer
+
+
+async def test_ctrl_c_in_a_text_box_copies_what_is_selected_and_goes_on(home):
+    seed_lesson(home, written)
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _lesson(pilot)
+        await pilot.press(*keys_of("half an answer"))
+        screen.query_one("#answer").select_all()
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running and app.clipboard == "half an answer"

@@ -202,6 +202,11 @@ class TutorApp(App[int]):
     def action_quit_saved(self) -> None:
         self.quit_saved()
 
+    def action_help_quit(self) -> None:
+        """ctrl+c when it has nothing to copy (Textual's copy in a text box or of a selection
+        comes first): pause & quit, as ctrl+q, rather than nothing."""
+        self.quit_saved()
+
     def quit_saved(self, return_code: int = 0) -> None:
         """Pause every open lesson or review (text typed and not sent is held) and quit; what
         each says of where it stopped is printed once the app has closed."""

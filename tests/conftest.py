@@ -49,11 +49,14 @@ def pytest_configure(config) -> None:
 
 @pytest.fixture(autouse=True)
 def _plain_tutors_ended():
-    """No `tutor --plain` process a test started outlives it, nor do its pipes."""
+    """No `tutor --plain` process a test started outlives it, nor do its pipes; nor does an app
+    a test started on a pseudo-terminal."""
     yield
     from plain_driver import Learner
+    from terminal_driver import Terminal
 
     Learner.end_all()
+    Terminal.end_all()
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from textual import events
 from learning_system import ledger
 from learning_system.store import Store
 from tutor.app.app import TutorApp
-from tutor.app.help import TextScreen
+from tutor.app.help import HelpScreen, TextScreen
 from tutor.app.session_screen import SessionScreen
 from tutor.app.teaching import Teaching
 from tutor.app.text import fenced_with_language
@@ -58,8 +58,9 @@ def _exit_text(capsys) -> str:
     return " ".join(capsys.readouterr().err.split())
 
 
-@pytest.mark.parametrize("quit_key", ["ctrl+q", "q"])
+@pytest.mark.parametrize("quit_key", ["ctrl+q", "q", "ctrl+c"])
 async def test_typed_text_survives_quit_and_is_offered_back(home, quit_key, capsys):
+    """ctrl+c with nothing selected to copy quits as ctrl+q does."""
     seed_lesson(home, written)
     app = _app(home)
     async with app.run_test(size=SIZE) as pilot:
@@ -236,3 +237,108 @@ async def test_a_yes_no_screen_shows_n_as_no_and_n_answers_no(home, monkeypatch)
         payloads = [e["payload"] for e in store.sessions.events(latest["id"])]
     said = [a for a in payloads if isinstance(a, dict) and a.get("kind") == "yes_no"]
     assert said and said[-1]["value"] == "n", payloads[-3:]
+
+
+def _seed_due_mistake(home) -> None:
+    """A lesson paused just after its first slip was named, that mistake due now."""
+    seen: list[str] = []
+
+    def after_slip(p: Prompt) -> bool:
+        if seen and seen[-1] == "error_type":
+            return True
+        seen.append(p.kind)
+        return False
+
+    seed_lesson(home, after_slip)
+    with Store(home / "tutor.db") as store, store.transaction() as c:
+        c.execute("UPDATE mistakes SET next_review = '2000-01-01T00:00:00+00:00'")
+        assert ledger.due_counts(store)["mistakes"] == 1
+
+
+def _home_text(app) -> str:
+    import io
+
+    from rich.console import Console
+    from textual.widgets import Static
+
+    console = Console(width=SIZE[0], record=True, file=io.StringIO())
+    console.print(app.screen.query_one("#home-summary", Static).content)
+    return " ".join(console.export_text().split())
+
+
+@pytest.mark.parametrize("how", ["tutor review", "r at once"])
+async def test_home_counts_afresh_when_a_review_returns_to_it(home, how):
+    """Home opened under `tutor review`, or left by `r` before its first refresh, shows the
+    records as they are after the review, not as they were when the app started."""
+    _seed_due_mistake(home)
+    app = TutorApp(
+        mode="review" if how == "tutor review" else "continue",
+        offline=True,
+        store=Store(home / "tutor.db"),
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        if how == "r at once":
+            assert "Due now 1 mistake · 0 concepts" in _home_text(app)
+            await pilot.press("r")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        await settle(pilot, screen)
+        key = str(screen.prompt.item.correct_index + 1)
+        await pilot.press(key, "s")  # right, and sure
+        await settle(pilot, screen)
+        await pilot.press("enter")  # past the answer
+        await settle(pilot, screen)
+        assert screen.prompt.kind == "done"
+        await pilot.press("enter")  # home
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if "Due now 0 mistakes" in _home_text(app):
+                break
+        shown = _home_text(app)
+        assert "Due now 0 mistakes" in shown, shown
+        assert "sure 1/3 right" in shown, shown  # calibration counts the review's answer
+
+
+def _footer(app) -> list[str]:
+    return [key.strip() for key in _screen_text(app).splitlines()[-1].split("  ") if key.strip()]
+
+
+async def test_in_a_text_box_the_footer_shows_ctrl_q_and_f1_which_work_there(home):
+    seed_lesson(home, written)
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _lesson(pilot)
+        await pilot.pause()
+        box = screen.query_one("#answer")
+        assert box.has_focus
+        footer = _footer(app)
+        assert "^q pause & quit" in footer and "f1 help" in footer, footer
+        assert "q pause & quit" not in footer and "? help" not in footer, footer
+        await pilot.press(*keys_of("why? q"))  # characters in the box
+        assert box.text == "why? q" and app.is_running
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert any(key == "f1" for key, _ in app.screen.keys)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and box.text == "why? q"
+        await pilot.press("ctrl+s")  # sent; its confidence is asked, outside the box
+        await pilot.pause()
+        assert screen.pending is not None
+        footer = _footer(app)
+        assert "q pause & quit" in footer and "? help" in footer, footer
+        assert "^q pause & quit" not in footer and "f1 help" not in footer, footer
+
+
+async def test_ctrl_c_in_a_text_box_copies_what_is_selected_and_goes_on(home):
+    seed_lesson(home, written)
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _lesson(pilot)
+        await pilot.press(*keys_of("half an answer"))
+        screen.query_one("#answer").select_all()
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running and app.clipboard == "half an answer"

@@ -317,3 +317,36 @@ def test_the_contract_states_what_the_app_says():
     contract = (Path(__file__).resolve().parents[1] / "CONTRACT.md").read_text(encoding="utf-8")
     section = " ".join(contract.split("## The app when something fails", 1)[1].split())
     assert f'"{SessionBusy.title}"' in section and "`t` to take the lesson over" in section
+
+
+def _damage_sessions_table(db) -> None:
+    """The store opens (its header, schema and answers are whole), but the page of its sessions
+    table is garbage: the first read of where the learner stands fails."""
+    import sqlite3
+
+    Store(db).close()
+    conn = sqlite3.connect(db)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'sessions'").fetchone()[0]
+    conn.close()
+    with db.open("r+b") as f:
+        f.seek((root - 1) * page_size)
+        f.write(b"\xff" * page_size)
+
+
+async def test_a_store_that_fails_as_the_first_screen_reads_it_closes_the_app_with_its_error(
+    home, monkeypatch
+):
+    from learning_system import store_files
+    from learning_system.errors import LearningSystemError
+
+    _damage_sessions_table(home / "tutor.db")
+    # a store too large to be checked whole as it opens: the damage is met on the first read
+    monkeypatch.setattr(store_files, "QUICK_CHECK_MAX_BYTES", 0)
+    app = _app(home)  # opened before the app starts, as `tutor` opens it
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert not app.is_running
+    assert isinstance(app.start_error, LearningSystemError)
+    assert "damaged" in str(app.start_error)
+    assert app.return_code == app.start_error.exit_code == 2

@@ -106,3 +106,17 @@ def test_home_reads_only_the_lessons_it_names(store, tmp_path):
 
 def test_iso_times_order_as_the_due_windows_assume():
     assert iso(NOW) < iso(NOW + timedelta(microseconds=1)) < iso(NOW + timedelta(days=1))
+
+
+def test_one_due_is_said_in_the_singular_on_home_and_in_tutor_status(tmp_path, monkeypatch, capsys):
+    from tutor.cli import main
+
+    assert home_summary.due_now(1, 1) == "1 mistake · 1 concept"
+    assert home_summary.due_now(0, 2) == "0 mistakes · 2 concepts"
+    monkeypatch.setenv("TUTOR_HOME", str(tmp_path))
+    with Store(tmp_path / "tutor.db") as store:
+        ledger.record_mistake(store, Mistake(id="m", attempt_id="a"), when=NOW)
+        ledger.upsert_concept(store, Concept(id="c", name="dot", type="concept"), when=NOW)
+        store.execute("UPDATE concepts SET next_review = ?", (iso(NOW),))
+    assert main(["status"]) == 0
+    assert "Due now:    1 mistake · 1 concept\n" in capsys.readouterr().out

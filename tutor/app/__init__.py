@@ -12,12 +12,23 @@ def run_app(
     offline: bool = False,
     take_over: bool = False,
 ) -> int:
+    from tutor import learner
     from tutor.app.app import TutorApp
-    from tutor.config import tutor_home
+    from tutor.config import store_path, tutor_home
 
     tutor_home()  # an unusable home is one line and exit 2 before any screen is drawn
+    # so is a store that cannot be opened (damaged, not a tutor store, from a newer tutor); a
+    # fresh home's store is created after the first paint, and a failure then is a message
+    store = learner.open_store() if store_path().exists() else None
     app = TutorApp(
-        mode=mode, curriculum=curriculum, lesson=lesson, offline=offline, take_over=take_over
+        mode=mode,
+        curriculum=curriculum,
+        lesson=lesson,
+        offline=offline,
+        take_over=take_over,
+        store=store,
     )
     app.run()
+    if app.start_error is not None:  # the first screen could not be drawn: one line, as above
+        raise app.start_error
     return app.return_code or 0

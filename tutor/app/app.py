@@ -14,12 +14,15 @@ from pathlib import Path
 from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from learning_system.errors import LearningSystemError
 from tutor.app.failures import Failure, ReportingScreen, describe
 
 AFTER_FIRST_PAINT = 0.05  # seconds from Ready to the work that waits for the first paint
+TERMINATED = 128 + 15  # the exit code after SIGTERM, as a shell reports a process it ended
 
 
 class TutorApp(App[int]):
@@ -64,6 +67,20 @@ class TutorApp(App[int]):
         self.model_notice: str | None = None
         self._loading = threading.Lock()
         self._opening = threading.Lock()
+        self.start_error: LearningSystemError | None = None
+
+    def get_driver_class(self) -> type[Driver]:
+        """On Linux and macOS, Textual's driver with input that is not UTF-8 read as U+FFFD
+        (tutor.app.driver); Textual's own elsewhere, or when $TEXTUAL_DRIVER names one."""
+        import sys
+
+        from textual import constants
+
+        if constants.DRIVER is not None or sys.platform == "win32":
+            return super().get_driver_class()
+        from tutor.app.driver import TutorDriver
+
+        return TutorDriver
 
     # the learner's world; nothing here imports a model client
     @property
@@ -118,6 +135,7 @@ class TutorApp(App[int]):
         from tutor.app.home import HomeScreen
 
         self.push_screen(HomeScreen())
+        self._catch_terminate()
         if self.look_problem:
             self.notify(self.look_problem, title="Settings", severity="warning")
         if self.mode == "review":
@@ -152,14 +170,51 @@ class TutorApp(App[int]):
         self.run_worker(warm_up, thread=True, group="warm", exit_on_error=False)
 
     def on_unmount(self) -> None:
+        self._catch_terminate(False)
         if self._store is not None:
             self._store.close()
 
+    def _catch_terminate(self, catch: bool = True) -> None:
+        """SIGTERM (`kill`, a shutdown) pauses and quits as ctrl+q does, so the lesson is
+        paused and the terminal restored instead of left in the app's modes. Only where the
+        event loop can take signals (not on Windows, nor off the main thread)."""
+        import asyncio
+        import signal
+
+        loop = asyncio.get_running_loop()
+        try:
+            if catch:
+                # handled among the app's messages, as a key would be
+                loop.add_signal_handler(
+                    signal.SIGTERM, self.call_later, self.quit_saved, TERMINATED
+                )
+            else:
+                loop.remove_signal_handler(signal.SIGTERM)
+        except (NotImplementedError, RuntimeError, ValueError):
+            return
+
+    def cannot_start(self, error: LearningSystemError) -> None:
+        """The first screen cannot be drawn (the store fails as it is read): the app closes and
+        `run_app` raises `error` for the command line to say in one line, never a traceback."""
+        self.start_error = error
+        self.exit(return_code=error.exit_code)
+
     def action_quit_saved(self) -> None:
+        self.quit_saved()
+
+    def action_help_quit(self) -> None:
+        """ctrl+c when it has nothing to copy (Textual's copy in a text box or of a selection
+        comes first): pause & quit, as ctrl+q, rather than nothing."""
+        self.quit_saved()
+
+    def quit_saved(self, return_code: int = 0) -> None:
+        """Pause every open lesson or review (text typed and not sent is held) and quit; what
+        each says of where it stopped is printed once the app has closed."""
         from tutor.app.session_screen import SessionScreen
 
         stopped = [s.stop_session() for s in self.screen_stack if isinstance(s, SessionScreen)]
-        self.exit(0, message="\n".join(note for note in stopped if note) or None)
+        message = "\n".join(note for note in stopped if note) or None
+        self.exit(0, return_code=return_code, message=message)
 
     # one place for every worker failure --------------------------------------------------
     @on(Worker.StateChanged)

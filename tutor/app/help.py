@@ -13,7 +13,7 @@ from tutor.app.text import safe
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,question_mark,q,enter", "dismiss", "close", show=True)]
+    BINDINGS = [Binding("escape,question_mark,f1,q,enter", "dismiss", "close", show=True)]
 
     def __init__(self, title: str, keys: list[tuple[str, str]], extra: str = "") -> None:
         super().__init__()

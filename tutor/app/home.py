@@ -16,7 +16,9 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
+from learning_system.errors import LearningSystemError
 from tutor.app.failures import ReportingScreen
 from tutor.app.key_line import KeyLine
 from tutor.app.menu import Menu
@@ -61,7 +63,7 @@ def summary_view(s: HomeSummary, state: str, border: str) -> Group:
     side, calibration, and the last lesson. `state`: the model's or offline, shown in the header."""
     head = Text.assemble(safe(s.curriculum, "bold"), *(("  ·  ", safe(state)) if state else ()))
     counts = s.counts
-    rows = [("Due now", f"{counts.due_mistakes} mistakes · {counts.due_concepts} concepts")]
+    rows = [("Due now", home_summary.due_now(counts.due_mistakes, counts.due_concepts))]
     statuses = ", ".join(f"{n} {k}" for k, n in sorted(counts.concepts.items())) or "none yet"
     rows.append(("Concepts", statuses))
     if counts.mastery is not None:
@@ -115,8 +117,12 @@ class HomeScreen(ReportingScreen):
         self._painted = False  # the app's first paint is done: resuming refreshes the summary
 
     def on_mount(self) -> None:
-        app = self.app
-        summary = app.first_summary()  # type: ignore[attr-defined]
+        app = cast("TutorApp", self.app)
+        try:
+            summary = app.first_summary()
+        except LearningSystemError as exc:
+            app.cannot_start(exc)
+            return
         self._counts = summary.counts
         self.show(summary)
         self.query_one(Menu).focus()
@@ -126,6 +132,11 @@ class HomeScreen(ReportingScreen):
         self._painted = True
         if self.app.screen is self:
             self.refresh_summary()
+
+    def on_screen_suspend(self) -> None:
+        # a lesson or a review over home changes the records: the first paint's counts are
+        # out of date, and home counts afresh when it is shown again
+        self._counts = None
 
     def on_screen_resume(self) -> None:
         if self._painted:
@@ -140,7 +151,8 @@ class HomeScreen(ReportingScreen):
             app.home_curriculum(),  # type: ignore[attr-defined]
             counts,
         )
-        app.call_from_thread(self.show, summary)
+        if not get_current_worker().is_cancelled:  # a newer refresh has started: it shows
+            app.call_from_thread(self.show, summary)
 
     def show(self, s: HomeSummary) -> None:
         notice = getattr(self.app, "model_notice", None)

@@ -30,15 +30,19 @@ class KeyLine(Static):
         self.update(self.keys())
 
     def keys(self) -> Text:
-        """Each shown binding of the screen that its `check_action` allows now, as `key
-        description`, then the command palette's."""
+        """Each shown binding of the screen that its `check_action` allows now (and its
+        `key_shown`, when it has one, shows now), as `key description`, then the command
+        palette's."""
         app, screen = self.app, self.screen
+        key_shown = getattr(screen, "key_shown", None)
         shown = []
         for b in screen.BINDINGS:
             if not isinstance(b, Binding) or not b.show:
                 continue
             _, name, params = parse(b.action)
-            if screen.check_action(name, params) is not False:
+            if screen.check_action(name, params) is not False and (
+                key_shown is None or key_shown(b)
+            ):
                 shown.append(b)
         if app.ENABLE_COMMAND_PALETTE:
             shown.append(Binding(app.COMMAND_PALETTE_BINDING, "command_palette", "palette"))

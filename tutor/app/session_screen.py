@@ -51,6 +51,16 @@ CLAIM_HINT = "I already know … (enter notes it; the probe still checks · esca
 UNVERIFIED_QUESTION = "◦ UNVERIFIED: only the program's own checks ran; no verifier confirmed it"
 
 
+# in a text box q and ? are letters: these keys do there what q and ? do elsewhere
+IN_A_BOX = {"q": "ctrl+q", "question_mark": "f1"}
+APP_KEYS = {"p / q": "q"}  # the line dialogue's keys as the app has them
+
+
+def _typed(key: str) -> bool:
+    """A key a text box takes as a character (its bindings do nothing there)."""
+    return len(key) == 1 or key == "question_mark"
+
+
 def _teaches(prompt: Prompt) -> bool:
     return prompt.kind == "read" and prompt.stage == "teach" and bool(prompt.content)
 
@@ -80,7 +90,9 @@ class SessionScreen(ReportingScreen):
         Binding("k", "skip", "skip step"),
         Binding("ctrl+s", "submit", "submit"),
         Binding("question_mark", "help", "help"),
+        Binding("f1", "help", "help"),
         Binding("q", "pause", "pause & quit"),
+        Binding("ctrl+q", "pause", "pause & quit"),  # the app's; shown here while typing
         *_key_bindings(),
         Binding("i", "claim", "I know…"),
     ]
@@ -461,6 +473,23 @@ class SessionScreen(ReportingScreen):
         for line in self.query(KeyLine):
             line.show_keys()
 
+    def typing(self) -> bool:
+        """A text box has the focus: the keys that are characters go into it."""
+        return isinstance(self.focused, (Input, TextArea))
+
+    def key_shown(self, binding: Binding) -> bool:
+        """Whether the footer shows `binding` now: while a text box has the focus, not the
+        keys it types (q, ?, the letters) but ctrl+q and f1; elsewhere q and ?, not those."""
+        if binding.key in IN_A_BOX.values():
+            return self.typing()
+        return not (self.typing() and _typed(binding.key))
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def on_descendant_blur(self) -> None:
+        self.refresh_bindings()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         p = self.prompt
         if action in ("help", "pause"):
@@ -697,8 +726,9 @@ class SessionScreen(ReportingScreen):
         if self.prompt is None:
             keys = [("enter", "start without waiting for slow sources"), ("q", "quit")]
         else:
-            keys = [(k.replace("p / q", "q"), m) for k, m in parse.keys_for(self.prompt)]
-            keys.append(("ctrl+q", "quit from anywhere; your place is saved"))
+            keys = [(APP_KEYS.get(k, k), m) for k, m in parse.keys_for(self.prompt)]
+            keys.append(("ctrl+q", "pause & quit from anywhere, a text box too; place saved"))
+            keys.append(("f1", "this help from anywhere, a text box too"))
             if self.prompt.kind == "text":
                 keys.insert(1, ("ctrl+s", "submit the text"))
             if self.prompt.kind == "choice":

@@ -9,8 +9,9 @@ def add_parser(sub, name: str) -> argparse.ArgumentParser:
     p = sub.add_parser(
         name,
         help="review what is due: mistakes first, then concepts (offline)",
-        description="Review what is due: mistakes first, then concepts. "
-        "Stop any time with p; every answer is saved when you give it.",
+        description="Review what is due: mistakes first, then concepts. Stop any time: q or "
+        "ctrl+q (ctrl+q in a text box) on a terminal; p or q with --plain (/p at a written "
+        "answer). Every answer is saved when you give it.",
     )
     p.add_argument(
         "--plain",

@@ -53,6 +53,8 @@ def gather() -> tuple[dict, Calibration]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tutor.engine.home_summary import due_now
+
     data, calibrated = gather()
     if args.json:
         print(dumps(data, indent=2))
@@ -68,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         where = f"{pos['lesson']} · {pos['where']} ({pos['status']})"
     print(f"Position:   {where}")
-    print(f"Due now:    {data['due']['mistakes']} mistakes · {data['due']['concepts']} concepts")
+    print(f"Due now:    {due_now(data['due']['mistakes'], data['due']['concepts'])}")
     held = ", ".join(f"{n} {s}" for s, n in sorted(data["concepts"].items())) or "none yet"
     print(f"Concepts:   {held}")
     if data["mastery"] is not None:

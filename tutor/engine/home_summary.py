@@ -11,6 +11,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 from tutor.engine.calibration import Calibration, calibration
+from tutor.engine.words import counted
 
 if TYPE_CHECKING:
     from learning_system.curriculum import Curriculum
@@ -110,6 +111,11 @@ def with_curriculum(
     )
 
 
+def due_now(mistakes: int, concepts: int) -> str:
+    """What is due, as home and `tutor status` say it: "1 mistake · 2 concepts"."""
+    return f"{counted(mistakes, 'mistake')} · {counted(concepts, 'concept')}"
+
+
 def status_text(s: HomeSummary) -> str:
     """The summary as the lines `tutor status` prints them, for the app's Status command."""
     c = s.counts
@@ -117,7 +123,7 @@ def status_text(s: HomeSummary) -> str:
     lines = [
         f"Curriculum: {s.curriculum}",
         f"Position:   {s.position}",
-        f"Due now:    {c.due_mistakes} mistakes · {c.due_concepts} concepts",
+        f"Due now:    {due_now(c.due_mistakes, c.due_concepts)}",
         f"Concepts:   {held}",
     ]
     if c.mastery is not None:

@@ -23,6 +23,7 @@ from tutor.engine.grading import YesNoScreen, graded_answer, key_point_grade
 from tutor.engine.items import Presented, grade, place_key, present
 from tutor.engine.progress import Activity
 from tutor.engine.turns import PROMPT_KIND, Action, InvalidAction, Prompt, PromptKind, check_action
+from tutor.engine.words import counted
 from tutor.gates.checker import Block, Emit
 from tutor.gates.digest_view import GateDigest
 from tutor.gates.envelopes import QuizQuestion
@@ -289,7 +290,9 @@ def review_script(
             item.reference,
         )
         yield _screen("read", graded, title, position)
-    yield _done(f"{run_id}:done", f"Review done: {total} items. The schedule is updated.")
+    yield _done(
+        f"{run_id}:done", f"Review done: {counted(total, 'item')}. The schedule is updated."
+    )
 
 
 def _done(message_id: str, content: str) -> Prompt:

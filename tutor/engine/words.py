@@ -21,6 +21,11 @@ def words(text: str) -> set[str]:
     return {w for w in content_words(text) if len(w) > 2}
 
 
+def counted(n: int, noun: str) -> str:
+    """`n` and the noun, plural unless one: "1 mistake", "0 mistakes", "2 concepts"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def clip(text: str, width: int) -> str:
     """A text cut to at most `width` characters at a word, marked with "…" when cut."""
     if len(text) <= width:

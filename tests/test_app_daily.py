@@ -342,3 +342,29 @@ async def test_ctrl_c_in_a_text_box_copies_what_is_selected_and_goes_on(home):
         await pilot.press("ctrl+c")
         await pilot.pause()
         assert app.is_running and app.clipboard == "half an answer"
+
+
+async def test_a_choice_given_before_its_confidence_survives_quit(home):
+    """A choice made and not yet tagged is held (as typed text is) and chosen again on resume,
+    waiting for its tag: it was lost, though the pause said everything was saved."""
+    seed_lesson(home, probe_choice)
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _lesson(pilot)
+        await pilot.press("3")
+        await pilot.pause()
+        assert screen.pending is not None
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    again = _app(home)
+    async with again.run_test(size=SIZE) as pilot:
+        screen = await _lesson(pilot)
+        await pilot.pause()
+        assert screen.pending is not None and screen.pending.value == "2"
+        asked = screen.prompt.message_id
+        await pilot.press("h")
+        await settle(pilot, screen)
+        assert screen.prompt.message_id != asked
+    with Store(home / "tutor.db") as store:
+        [row] = [a for a in ledger.attempts(store) if a["answer"] == "2"]
+        assert row["confidence"] == "hunch"

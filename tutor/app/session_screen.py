@@ -443,17 +443,27 @@ class SessionScreen(ReportingScreen):
             self.finish_lesson()
 
     def _offer_back(self, prompt: Prompt) -> None:
-        """Text typed at this prompt and held when the learner stopped, back in its box."""
+        """An answer given at this prompt and held when the learner stopped: typed text back in
+        its box; a choice or a number chosen again, waiting for its confidence tag."""
         held = getattr(self.session, "held", None)
-        if held is None or prompt.kind != "text" or not self.query("#answer"):
+        if held is None:
             return
-        self._type_into(self.query_one("#answer"), held.text)
-        self.notify(
-            "What you typed before you stopped is back in the box: ctrl+s submits it.",
-            title="Your answer",
-        )
+        if prompt.kind == "text" and self.query("#answer"):
+            self._type_into(self.query_one("#answer"), held.text)
+            said = "What you typed before you stopped is back in the box: ctrl+s submits it."
+        elif prompt.kind in ("choice", "numeric") and held.kind == "answer":
+            self._pick(held, hold=False)
+            given = held.value if prompt.kind == "numeric" else option_label(int(held.value))
+            said = (
+                f"Your answer from before you stopped ({given}) waits for its confidence: s, h, n."
+            )
+        else:
+            return
+        self.notify(said, title="Your answer")
 
     def _focus_input(self) -> None:
+        if self.pending is not None:  # the confidence keys are read on the body
+            return
         for selector in ("#answer", "#options", "#body"):
             found = self.query(selector)
             if found:
@@ -642,7 +652,7 @@ class SessionScreen(ReportingScreen):
         except InvalidAction as exc:
             self.notify(str(exc), severity="warning")
 
-    def _pick(self, parsed: Action | Command) -> None:
+    def _pick(self, parsed: Action | Command, hold: bool = True) -> None:
         assert self.prompt is not None
         if isinstance(parsed, Command):
             return
@@ -651,7 +661,7 @@ class SessionScreen(ReportingScreen):
             if options:
                 options.first(OptionList).highlighted = int(parsed.value)
         if parse.wants_confidence(self.prompt, parsed):
-            if parsed.kind == "text" and self.session is not None and not self.stale:
+            if hold and self.session is not None and not self.stale:
                 self._hold(parsed)
             self.pending = parsed
             self.query_one("#confidence", Static).update(safe(CONFIDENCE_LINE, "bold"))
@@ -661,8 +671,8 @@ class SessionScreen(ReportingScreen):
         self._act(parsed)
 
     def _hold(self, parsed: Action) -> None:
-        """Typed text saved before its confidence is given; when that write fails the text is
-        still on the screen and its answer saves it."""
+        """An answer saved before its confidence is given; when that write fails the answer is
+        still on the screen and its confidence saves it."""
         try:
             self.session.hold(parsed)
         except LearningSystemError as exc:

@@ -252,6 +252,18 @@ def wants_confidence(prompt: Prompt, action: Action) -> bool:
     )
 
 
+def holdable(prompt: Prompt, action: Action) -> bool:
+    """An answer a session may hold before its confidence tag: typed text at a written
+    answer, a choice or a number (not "I don't know", which needs no tag)."""
+    if prompt.kind == "text":
+        return action.kind == "text" and bool(action.text.strip())
+    return (
+        prompt.kind in ("choice", "numeric")
+        and action.kind == "answer"
+        and action.value not in ("", "idk")
+    )
+
+
 def with_confidence(action: Action, raw: str) -> Action:
     tag = confidence_of(raw)
     if tag is None:

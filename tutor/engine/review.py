@@ -17,7 +17,7 @@ from learning_system.scheduling import Confidence
 from learning_system.scheduling import Outcome as Graded
 from learning_system.session_lock import SessionLease
 from learning_system.store import Store
-from tutor.engine import selection
+from tutor.engine import parse, selection
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.grading import YesNoScreen, graded_answer, key_point_grade
 from tutor.engine.items import Presented, grade, place_key, present
@@ -76,10 +76,11 @@ class ReviewSession:
             return self.prompt
 
     def hold(self, action: Action) -> None:
-        """Typed text saved the moment it was entered, before its confidence tag: kept as a
-        session note of this review run (a review keeps no event log to replay)."""
-        if self.prompt.kind != "text" or action.kind != "text" or not action.text.strip():
-            raise InvalidAction("only typed text can be held before it is complete")
+        """An answer saved the moment it was given, before its confidence tag (typed text, a
+        choice, a number): kept as a session note of this review run (a review keeps no event
+        log to replay)."""
+        if not parse.holdable(self.prompt, action):
+            raise InvalidAction("only an answer waiting for its confidence can be held")
         self.store.sessions.add_note(
             f"{self.prompt.message_id}:held",
             self.run_id,
@@ -87,7 +88,7 @@ class ReviewSession:
             {
                 "kind": "held_answer",
                 "question": self.prompt.item.question if self.prompt.item else "",
-                "text": action.text,
+                "text": action.text or action.value,
             },
         )
         self.held = action

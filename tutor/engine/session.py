@@ -20,6 +20,7 @@ from learning_system.curriculum import Curriculum, Lesson
 from learning_system.store import Store
 from tutor.dossier.distractors import common_errors
 from tutor.dossier.teaching import PackAtStart, pack_at_start, session_packs
+from tutor.engine import parse
 from tutor.engine.context import LessonContext
 from tutor.engine.gatekeeper import Gatekeeper
 from tutor.engine.journal import SessionJournal
@@ -258,10 +259,7 @@ class Session:
         choice or a number still waiting for its confidence tag). It goes to the event log as
         `held`, durably, but is not an action: replay skips it, and a resumed session offers it
         back as `held` for the learner to tag. Raises InvalidAction when it does not fit."""
-        kind = self.prompt.kind
-        typed = kind == "text" and action.kind == "text" and bool(action.text.strip())
-        chosen = kind in ("choice", "numeric") and action.kind == "answer"
-        if not (typed or (chosen and action.value not in ("", "idk"))):
+        if not parse.holdable(self.prompt, action):
             raise InvalidAction("only an answer waiting for its confidence can be held")
         self.journal.append(
             "held",

@@ -368,3 +368,39 @@ async def test_a_choice_given_before_its_confidence_survives_quit(home):
     with Store(home / "tutor.db") as store:
         [row] = [a for a in ledger.attempts(store) if a["answer"] == "2"]
         assert row["confidence"] == "hunch"
+
+
+async def test_a_stray_enter_picks_no_option(home):
+    """Enter on a question or on "What kind of slip was it?" picks nothing until the learner
+    chooses — a key, an arrow or a click; the first option was taken (a slip recorded as
+    "structural" by a stray Enter)."""
+    seed_lesson(home, probe_choice)
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _lesson(pilot)
+        asked = screen.prompt.message_id
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.pending is None and screen.prompt.message_id == asked
+        await pilot.press("down", "down", "enter")
+        await pilot.pause()
+        assert screen.pending is not None and screen.pending.value == "1"
+
+
+async def test_a_stray_enter_records_no_slip_kind(tmp_path, monkeypatch, isolated_model_env):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("TUTOR_HOME", str(home))
+    seed_lesson(home, slip)
+    app = _app(home)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _lesson(pilot)
+        assert screen.prompt.kind == "error_type"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.prompt.kind == "error_type"
+        await pilot.press("2")
+        await settle(pilot, screen)
+        assert screen.prompt.kind != "error_type"
+    with Store(home / "tutor.db") as store:
+        assert {m["error_type"] for m in ledger.mistakes(store)} == {ERROR_TYPES[1]}

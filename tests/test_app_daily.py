@@ -8,6 +8,7 @@ import pytest
 from app_driver import keys_of, seed_lesson, settle
 from test_app import _screen_text
 from textual import events
+from textual.widgets import Static
 
 from learning_system import ledger
 from learning_system.store import Store
@@ -404,3 +405,21 @@ async def test_a_stray_enter_records_no_slip_kind(tmp_path, monkeypatch, isolate
         assert screen.prompt.kind != "error_type"
     with Store(home / "tutor.db") as store:
         assert {m["error_type"] for m in ledger.mistakes(store)} == {ERROR_TYPES[1]}
+
+
+async def test_help_on_a_small_terminal_scrolls_to_its_last_line(home):
+    """At 60×15 the keys of home do not fit: the help scrolls (page down) to its last line,
+    "esc close"; it was cut off there and did not scroll."""
+    app = _app(home)
+    async with app.run_test(size=(60, 15)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        scroll = app.screen.query_one("#help")
+        assert scroll.max_scroll_y > 0 and scroll.scroll_y == 0
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause()
+        assert scroll.scroll_y == scroll.max_scroll_y
+        last = list(scroll.query(Static))[-1]
+        assert str(last.render()) == "esc close" and last.region.bottom <= scroll.region.bottom

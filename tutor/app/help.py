@@ -27,7 +27,7 @@ class HelpScreen(ModalScreen[None]):
         table.add_column()
         for key, meaning in self.keys:
             table.add_row(key, meaning)
-        with Vertical(id="help"):
+        with VerticalScroll(id="help"):  # a small terminal scrolls it (down, page down)
             yield Static(safe(f"Keys · {self.heading}", "bold"), classes="title")
             yield Static(table)
             if self.extra:

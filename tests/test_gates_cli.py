@@ -74,6 +74,7 @@ def test_gate_check_invalid_input_exits_2(tmp_path):
         run = tutor("gate", "check", str(write(tmp_path / "g.json", envelope)), "--json", cwd=ROOT)
         said = json.loads(run.stdout)["error"]
         assert run.returncode == 2 and "`gate` must be one of fact_check, quiz_audit" in said
+        assert run.stderr.strip() == f"tutor: {said}"  # and the one-line refusal
         assert "discriminator" not in said and "Traceback" not in run.stderr
 
 

@@ -119,6 +119,8 @@ def run(capsys, *argv: str) -> int:
         assert mark not in out and mark not in err, (mark, out[-300:], err)
     if code == 2:
         assert err.startswith("tutor: ") and err.count("\n") == 1, err
+        if "--json" in argv and argv[:2] == ("gate", "check"):  # and JSON for a reader
+            assert json.loads(out)["error"] == err.removeprefix("tutor: ").strip()
     return code
 
 

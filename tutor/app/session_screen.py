@@ -431,8 +431,8 @@ class SessionScreen(ReportingScreen):
         if prompt.kind == "done":
             widgets.append(Static("", id="end"))
         await self._body(*widgets)
-        for options in self.query("#options").results(OptionList):
-            options.highlighted = None  # Enter picks nothing until a key, arrow or click does
+        for listed in self.query("#options").results(OptionList):
+            listed.highlighted = None  # Enter picks nothing until a key, arrow or click does
         typed, self.typed_ahead = "".join(self.typed_ahead), []
         self._offer_back(prompt)
         if typed and self.query("#answer"):

@@ -144,10 +144,9 @@ def run(args: argparse.Namespace) -> int:
         digest_data = _read_json(args.digest, "digest") if args.digest else None
         report = check(envelope_data, digest_data)
     except TutorError as exc:
-        if not args.json:
-            raise
-        print(dumps({"error": str(exc)}, indent=2))  # --json: a reader gets JSON either way
-        return 2
+        if args.json:  # a reader of stdout gets JSON either way; the refusal goes to stderr
+            print(dumps({"error": str(exc)}, indent=2))
+        raise
     passed = report["outcome"] == "emit" and report["verdict"] != "ISSUES"
     if args.json:
         print(dumps(report, indent=2))

@@ -59,6 +59,22 @@ _POINTS_AT_OPTIONS = re.compile(
     re.I,
 )
 
+# a stem that asks which statement is true (correct, false …): its options are judged as
+# statements, so a true statement of the lesson lent as a distractor is a second key
+_JUDGES_STATEMENTS = re.compile(
+    r"\bwhich\b[^?\n]{0,100}?\b(is|are)( not)? (most |least |more |less )?"
+    + _JUDGED
+    + r"\b|\bwhich (of the )?(statement|claim|sentence|description)s?\b",
+    re.I,
+)
+
+
+def judges_statements(stem: str) -> bool:
+    """Whether the stem asks which statement is true, correct, false … ("Which statement about
+    X is true?", "Which of the following is correct?")."""
+    return _JUDGES_STATEMENTS.search(stem) is not None
+
+
 # Key-encoding examples in instructions: "1b, 2b, 3c" / "reply like 'b'".
 _KEY_PAIRS = re.compile(
     r"\b\d{1,2}\s*[).:-]?\s*[a-dA-D]\b\s*[,;/]\s*\d{1,2}\s*[).:-]?\s*[a-dA-D]\b"

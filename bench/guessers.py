@@ -9,9 +9,8 @@ multiple-choice items:
 
 - length and shape: the longest, the shortest, most or fewest words, the odd one out by
   length, the second longest ("strike the longest"), the odd one out by form (opening,
-  capitals, end stop), the odd one out by grammar (one phrase among clauses, or the reverse);
-- words and topic: most words shared with the stem, with the lesson's title, with both, and
-  most word roots (first five letters) shared with them;
+  capitals, end stop);
+- words and topic: most words shared with the stem, with the lesson's title, with both;
   the option sharing most (or fewest) words with the other options;
 - wording: strike the option that admits no exception (`always`, `never`, `only` …), keep the
   hedged one (`usually`, `may` …); of the two options most alike (shared letter triples),

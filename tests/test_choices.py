@@ -302,46 +302,6 @@ def test_a_subject_before_a_comma_is_kept_and_sentences_pointing_back_are_not_le
     assert not any(t.startswith(("he ", "they ", "such ", "meanwhile", "then ")) for t in texts)
 
 
-CLAUSES = (
-    "The miller closed the weir while the upper pond filled. "
-    "The screen kept floating branches out of the wheel below. "
-    "The spillway lowered the level of the mill pond each summer. "
-    "The bypass sent the spare flow around the wheel into the ditch. "
-)
-NAMES = (
-    "\n\n- A channel of stone that carries the spare flow to the ditch"
-    "\n- A screen of willow rods that stops branches above the wheel"
-    "\n- A trough of elm planks laid along the bottom of the race"
-    "\n- A ladder of oak steps that leads down beside the mill wheel\n"
-)
-
-
-def test_a_phrase_key_is_lent_phrases_and_the_odd_one_out_by_form_is_weighed(
-    tmp_path: Path,
-) -> None:
-    """One name among three sentences is the odd one out by its form (a learner who knows
-    nothing picks the phrase): a key that is a phrase is lent phrases, never clauses, and the
-    admission weighs "the odd one out, phrase or clause" with the other strategies."""
-    key = "A gate of oak boards that sets the depth of water in the race"
-    root = sluice_course(
-        tmp_path, CLAUSES + NAMES, key=key, question="What holds back the flow in a sluice?"
-    )
-    lesson = load_curriculum(root).lessons[0]
-    found = repair.repairs(lesson.quiz[0], lesson, repair.donors(lesson), limit=12)
-    assert found
-    assert option_forms.form(key)[0] == "phrase"
-    for options in found:
-        assert [option_forms.form(o)[0] for o in options] == ["phrase"] * 4, options
-    assert option_forms.form("The miller closed the weir while the pond filled")[0] == "clause"
-    assert option_forms.form("The right to refuse the acts of the council")[0] == "phrase"
-    odd = [key, *(c for c in CLAUSES.split(". ")[:3])]
-    question = "What holds back the flow in a sluice?"
-    assert guessing.guessable_by(question, odd, 0, among=frozenset({"odd_grammar"})) == [
-        "odd_grammar"
-    ]
-    assert guessing.guessable_by(question, found[0], 0, among=frozenset({"odd_grammar"})) == []
-
-
 def test_striking_the_options_off_the_question_is_a_strategy_the_admission_weighs() -> None:
     options = [
         "The gate lets water through",

@@ -9,7 +9,6 @@ import re
 from collections.abc import Sequence
 
 from tutor.engine.answer_kinds import fits
-from tutor.engine.clauses import is_clause
 from tutor.engine.option_forms import form
 from tutor.engine.repair import stems
 from tutor.engine.words import content_words
@@ -18,8 +17,6 @@ GUESS_CAP = 0.30  # no answer-free strategy may pick the key in more than this s
 # items are admitted against a lower share, so that a lesson's presented subset of its phase's
 # choices (and the strategies a learner combines) stays under GUESS_CAP
 ADMIT_CAP = 0.25
-ROOT = 5  # letters a word is matched on by eye ("approximation" meets "approximate")
-_SAYS = frozenset({"clause", "claim", "it", "verb", "because", "when"})  # heads that say something
 # test-wise wording: a claim that admits no exception is struck, a hedged one is kept
 _ABSOLUTE = re.compile(r"\b(always|never|only|all|none|every|must|cannot|completely|entirely)\b")
 _HEDGE = re.compile(r"\b(usually|often|may|might|can|typically|generally|some|most|tends?)\b")
@@ -64,12 +61,6 @@ def strategy_scores(
         for n, w in enumerate(option_words)
     ]
     shapes = [form(o) for o in options]
-    # phrase or clause: one name among three sentences (or the reverse) is the odd one out
-    grammar = [
-        s[0] in _SAYS or (s[0] != "code" and is_clause(o))
-        for s, o in zip(shapes, options, strict=True)
-    ]
-    roots = {w[:ROOT] for w in stem | topic}  # "Populares" meets "popular" by eye
     # strike one longest option, pick the longest left: when several tie for longest, striking
     # any of them leaves the rest, so it picks as "longest" does (whatever the shown order)
     longest = max(lengths) if lengths.count(max(lengths)) == 1 else -1
@@ -86,8 +77,6 @@ def strategy_scores(
         "odd_length": [abs(n - mean) for n in lengths],
         "typical_length": [-abs(n - mean) for n in lengths],
         "odd_shape": [float(-sum(1 for t in shapes if t == s)) for s in shapes],
-        "odd_grammar": [float(-sum(1 for g in grammar if g == x)) for x in grammar],
-        "root_overlap": [float(len(roots & {w[:ROOT] for w in v})) for v in option_words],
         "strike_longest": [float(n) if n != longest else -1.0 for n in lengths],
         "hedged": [
             float(len(_HEDGE.findall(o.lower())) - 2 * len(_ABSOLUTE.findall(o.lower())))

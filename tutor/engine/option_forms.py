@@ -1,15 +1,13 @@
 """The form of an option at a glance — its opening, capitalisation and end stop — which every
 option of a choice must share with its key, or a learner who knows nothing sets it apart: a
 `Name: …` label, an instruction, a sentence to the reader, a clause opener, a statement about a
-subject, a clause, a phrase (a name or a term: one phrase among clauses is the odd one out)
-(tutor.engine.repair matches lent options by it; tutor.engine.guessing's "odd one out by form"
-weighs it)."""
+subject, a phrase (tutor.engine.repair matches lent options by it; tutor.engine.guessing's
+"odd one out by form" weighs it)."""
 
 from __future__ import annotations
 
 import re
 
-from tutor.engine.clauses import is_clause
 from tutor.gates import mcq
 
 # openings that must match: a clause opener, a preposition, a pronoun … (any other opening is
@@ -89,8 +87,6 @@ def form(text: str) -> tuple[str, bool, bool]:
             head = "verb"  # "Creates a branch", "Tracks the changes"
         elif _CLAIM.match(t):
             head = "claim"  # "The sigmoid is …": a statement about a subject, not a phrase
-        elif is_clause(t):
-            head = "clause"  # "The plebeians won their rights": it says something happened
         else:
-            head = "phrase"  # a name or a term: "The right to veto the acts of magistrates"
+            head = "phrase"
     return head, t[:1].isupper(), t.endswith(".")

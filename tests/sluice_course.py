@@ -10,7 +10,7 @@ from pathlib import Path
 def sluice_course(
     tmp_path: Path,
     concept: str,
-    key: str = "Its opening lets water through at a rate set by its height",
+    key: str = "It lets water through at a rate set by its height",
     question: str = "What does the gate of a sluice do when it is raised?",
     item_id: str = "sluice-gate",
     explanation: str = "Raising the gate opens a gap under it.",

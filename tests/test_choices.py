@@ -96,11 +96,11 @@ def test_no_presented_distractor_is_another_items_key_on_the_corpus(corpus_root:
 
 
 FAIR_CONCEPT = (
-    "The weir holds the channel shut while the upper pond fills. "
-    "The screen keeps floating branches out of the wheel below the race. "
-    "The spillway lowers the level of the mill pond in a dry summer. "
-    "The bypass sends the spare flow around the wheel into the ditch. "
-    "The race sets the depth of the water that reaches the far field."
+    "It holds the channel shut while the upper pond fills. "
+    "It keeps floating branches out of the wheel below the race. "
+    "It lowers the level of the mill pond in a dry summer. "
+    "It sends the spare flow around the wheel into the ditch. "
+    "It sets the depth of the water that reaches the far field."
 )
 
 
@@ -154,11 +154,9 @@ def test_a_stem_asking_which_statement_is_true_is_never_lent_true_statements(
 def test_a_statement_saying_another_items_key_is_never_lent(tmp_path: Path) -> None:
     """A document sentence that says what another item's key says (a second key) is not lent,
     even when it fits the length and form better than anything else."""
-    texts = lent_texts(
-        tmp_path, FAIR_CONCEPT + " The opening lets water through at a rate its height sets."
-    )
-    assert "the opening lets water through at a rate its height sets" not in texts
-    assert "the screen keeps floating branches out of the wheel below the race" in texts
+    texts = lent_texts(tmp_path, FAIR_CONCEPT + " It lets water through at a rate its height sets.")
+    assert "it lets water through at a rate its height sets" not in texts
+    assert "it keeps floating branches out of the wheel below the race" in texts
 
 
 def test_guessers_bench_holds_on_generated_courses_across_seeds(
@@ -191,19 +189,19 @@ def test_remarks_and_inflected_second_keys_are_never_lent(tmp_path: Path) -> Non
     remarks = (
         " Gates that open by hand are coming in Lesson 04."
         " This keeps the wheel turning through the whole night."
-        " The gate sets the rates at which all the waters pass through."
+        " It sets the rates at which all the waters pass through."
         " See code/sluice.py for the whole gate with its chain and weights."
         " The chain is the part that beginners most often get wrong."
     )
     lesson = load_curriculum(sluice_course(tmp_path, FAIR_CONCEPT + remarks)).lessons[0]
     texts = {d.norm for d in repair.donors(lesson)}
-    assert "the screen keeps floating branches out of the wheel below the race" in texts
+    assert "it keeps floating branches out of the wheel below the race" in texts
     assert "gates that open by hand are coming in lesson 04" not in texts
     assert "this keeps the wheel turning through the whole night" not in texts
     assert not any(t.startswith(("see code/", "the chain is")) for t in texts), texts
     item = lesson.quiz[0]
     for options in repair.repairs(item, lesson, repair.donors(lesson), limit=12):
-        assert "the gate sets the rates at which all the waters pass through" not in map(
+        assert "it sets the rates at which all the waters pass through" not in map(
             repair.norm, options
         )
 
@@ -270,36 +268,6 @@ def test_a_clause_before_a_comma_is_no_lead_in(tmp_path: Path) -> None:
     texts = lent_texts(tmp_path, FAIR_CONCEPT + said)
     assert "the miller closes the gate at noon" in texts
     assert not any(t.startswith("the stones cool") for t in texts), texts
-
-
-def test_a_subject_before_a_comma_is_kept_and_sentences_pointing_back_are_not_lent(
-    tmp_path: Path,
-) -> None:
-    """Only a real lead-in ("In a wet spring,") is cut from a sentence: cutting a subject ("The
-    millers, enriched by the harvest, bought …") leaves a fragment with no subject. A sentence
-    that opens with a pronoun or a word pointing back (He, They, Such, Meanwhile, Then, Also),
-    or names its subject only by "these" or "him", means nothing without the sentence before:
-    none is lent, whole or cut."""
-    kept = " The millers, enriched by the harvest, bought up the lower fields."
-    back = (
-        " He raised the weir and widened the race below the wheel."
-        " The dry summers kept these men away from the mill for weeks."
-        " Meanwhile the new miller rebuilt the wheel with oak from the hill."
-        " They cleaned the race every spring before the floods came."
-        " Such gates are opened by a chain wound on a wheel."
-        " Then the miller lifted the hatch by its iron ring."
-        " The flood carried him and the boat down past the mill."
-    )
-    texts = lent_texts(
-        tmp_path,
-        FAIR_CONCEPT + kept + back + " In a wet spring, the miller opens the gate at dawn.",
-    )
-    assert "the miller opens the gate at dawn" in texts  # a lead-in's statement is lent
-    assert "the millers, enriched by the harvest, bought up the lower fields" in texts
-    assert not any(t.startswith(("enriched", "bought")) for t in texts), texts
-    pointing = {repair.norm(x) for x in back.split(". ")}
-    assert not any(t in pointing or t.endswith(tuple(pointing)) for t in texts), texts
-    assert not any(t.startswith(("he ", "they ", "such ", "meanwhile", "then ")) for t in texts)
 
 
 def test_striking_the_options_off_the_question_is_a_strategy_the_admission_weighs() -> None:

@@ -125,21 +125,21 @@ def test_the_kind_of_answer_a_stem_asks_for_is_a_strategy() -> None:
 
 
 WHY_CONCEPT = (
-    "The weir keeps the pond full so that the morning grinding can start early. "
-    "The screen stops floating branches because they come down the race at night. "
-    "The spillway spares the lower field so the water does not flood the young wheat. "
-    "The hatch holds a wooden gate with iron hinges set low in the mill race. "
-    "The wheel stands as the oldest part of the mill, built by the first miller. "
-    "The door gets painted red every spring by the miller and two young sons. "
+    "It keeps the pond full so that the morning grinding can start early. "
+    "It stops floating branches because they come down the race at night. "
+    "It spares the lower field so the water does not flood the young wheat. "
+    "It is a wooden gate with iron hinges that is set in the mill race. "
+    "It is the oldest part of the mill and was built by the first miller. "
+    "It is painted red every spring by the miller and his two young sons. "
 )
 
 
 def test_repair_lends_distractors_of_the_kind_the_stem_asks_for(tmp_path: Path) -> None:
     """A "why" item whose own distractors are one-word names is repaired from its lesson: its
     best set lends reasons like its key, though the lesson offers facts of the same length and
-    opening ("The hatch holds …") that a learner who knows nothing would strike (the sets after
-    it, with a fact, are the admission's to weigh by the answer_kind strategy)."""
-    key = "The gate saves the stones, so they do not grind with no one near"
+    opening ("It is …") that a learner who knows nothing would strike (the sets after it, with
+    a fact, are the admission's to weigh by the answer_kind strategy)."""
+    key = "It saves the stones, so they do not grind with no one near"
     root = sluice_course(
         tmp_path,
         WHY_CONCEPT,
@@ -149,11 +149,7 @@ def test_repair_lends_distractors_of_the_kind_the_stem_asks_for(tmp_path: Path) 
         explanation="An untended mill can burn.",
     )
     lesson = load_curriculum(root).lessons[0]
-    facts = [
-        d.text
-        for d in repair.donors(lesson)
-        if d.text.startswith(("The hatch", "The wh", "The do"))
-    ]
+    facts = [d.text for d in repair.donors(lesson) if d.text.startswith("It is")]
     assert len(facts) >= 3 and all(answer_kind(t) != "reason" for t in facts)
     found = repair.repairs(lesson.quiz[0], lesson, repair.donors(lesson), limit=4)
     assert found

@@ -38,33 +38,13 @@ _REMARK = re.compile(
     re.I,
 )
 _LIST_ITEM = re.compile(r"^([-*]|\d{1,2}[.)])\s+")
-# a sentence leaning on the one before it: it opens with a pronoun or a word pointing back
-# ("He enlarged the Senate", "It lowers …", "Such men …", "Meanwhile Scipio …", "Then …"), or
-# names what it points at only by "these"/"those" or a personal pronoun ("… kept these men
-# away", "… followed him") — lent, its pronoun would be read as the stem's subject
-_ANAPHOR = re.compile(
-    r"^(this|these|those|here|the same|the (former|latter|other)|another|such|it|its|they|"
-    r"their|them|he|she|his|her|we|meanwhile|then|also|thus|hence|likewise)\b|"
-    r"\b(these|those|he|she|him|her|hers)\b",
-    re.I,
-)
-# what opens a real lead-in: a preposition, or a sentence adverb ("However,", "In practice,",
-# "Without it,", "After the war,", "Traditionally,")
-_LEAD_WORDS = (
-    r"in|on|at|without|with|after|before|during|for|by|unlike|like|despite|over|under|from|"
-    r"through|within|beyond|among|across|until|of|to|as|instead|however|moreover|furthermore|"
-    r"therefore|still|indeed|nevertheless|nonetheless|similarly|conversely|otherwise|finally|"
-    r"first|second|third|later|today|now|here|traditionally|typically|usually|generally|"
-    r"historically|originally|eventually|fortunately|unfortunately|importantly|crucially|"
-    r"ultimately|initially|consequently|accordingly|additionally|alternatively|formally|"
-    r"officially|practically|technically|specifically|notably|surprisingly|interestingly"
-)
+_ANAPHOR = re.compile(r"^(this|these|those|here|the same)\b", re.I)
 # "Without it, X", "In practice, X", "And X", "Ward's method: X": X is a statement of its own
-# (after a label, what the named thing is: a sibling term's meaning). Never a sentence's own
-# subject: "Rome, at war with its neighbours, could not …" or "Enriched by conquest, (the rich)
-# bought …" keep what is before the comma (what is after it has no subject)
+# (after a label, what the named thing is: a sibling term's meaning)
+# (never a clause with a subject of its own: "It stores its data, its gradient, …" is no lead-in)
 _LEAD_IN = re.compile(
-    r"^((?i:" + _LEAD_WORDS + r")\b[^,;:.!?]{0,30}?, |(And|Or|Plus|But|So|Yet),? )(?=[a-z])"
+    r"^((?!(It|They|We|You|He|She|There|This|These)\b)[A-Z][\w' -]{0,30}?, |"
+    r"(And|Or|Plus|But|So|Also|Yet),? )(?=[a-z])"
 )
 # "The foo bar is the X that …": the meaning of a term the document defines, said as a phrase
 _DEFINES = re.compile(
@@ -93,7 +73,7 @@ def _fits(s: Statement) -> bool:
         (1 if s.kind == "name" else MIN_WORDS) <= n <= MAX_WORDS
         and not text.endswith(":")
         and "=" not in text
-        and not (s.kind == "said" and (_REMARK.search(text) or _ANAPHOR.search(text)))
+        and not (s.kind == "said" and (_REMARK.search(text) or _ANAPHOR.match(text)))
     )
 
 

@@ -135,8 +135,8 @@ def _parse_item(raw: Any, index: int, fallback_id: str) -> tuple[QuizItem | None
     kind = raw.get("type", "mcq")
     if kind not in ("mcq", "numeric"):
         return None, [f"dropped {where}: unknown type {_short(kind)} (expected mcq or numeric)"]
-    answer = _number(raw.get("answer"))
-    tolerance = _number(raw.get("tolerance"))
+    answer = number(raw.get("answer"))
+    tolerance = number(raw.get("tolerance"))
     if kind == "numeric" and answer is None:
         return None, [f"dropped {where}: numeric item without a numeric 'answer'"]
     options, correct, problem = _options_and_key(raw, numeric=kind == "numeric")
@@ -178,23 +178,40 @@ def _options_and_key(raw: dict[str, Any], numeric: bool) -> tuple[list[str], int
         return [], -1, f"has {len(options)} options, expected {MIN_OPTIONS} to {MAX_OPTIONS}"
     texts: list[str] = []
     for option in options:
-        if isinstance(option, bool) or not isinstance(option, str | int | float):
+        text = option_text(option)
+        if text is None:
             return [], -1, "an option is not text"
-        text = str(option).strip()
         if not text:
             return [], -1, "an option is empty"
         texts.append(text)
-    correct = raw.get("correct")
-    if isinstance(correct, str) and correct.strip().isdigit():
-        correct = int(correct.strip())
-    if isinstance(correct, bool) or not isinstance(correct, int):
+    correct = key_index(raw.get("correct"))
+    if correct is None:
         return [], -1, "missing or non-integer 'correct'"
     if not 0 <= correct < len(texts):
         return [], -1, f"'correct' is {correct}, outside 0-{len(texts) - 1}"
     return texts, correct, ""
 
 
-def _number(value: Any) -> float | None:
+def option_text(option: Any) -> str | None:
+    """An option as the bank is read: text, or a number written as one (`4` reads "4");
+    None when it is neither (a list, an object, true/false). `tutor quiz audit` reads options
+    the same way, so it audits what the learner would be shown."""
+    if isinstance(option, bool) or not isinstance(option, str | int | float):
+        return None
+    return str(option).strip()
+
+
+def key_index(correct: Any) -> int | None:
+    """The key's index as the bank is read: an integer, or digits written as text ("2")."""
+    if isinstance(correct, str) and correct.strip().isdigit():
+        correct = int(correct.strip())
+    if isinstance(correct, bool) or not isinstance(correct, int):
+        return None
+    return correct
+
+
+def number(value: Any) -> float | None:
+    """A finite number (an answer or a tolerance), or None."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     number = float(value)

@@ -17,7 +17,8 @@ from sluice_course import sluice_course
 
 from learning_system.curriculum import Curriculum, load_curriculum
 from tutor.commands.items import presented_items
-from tutor.engine import admission, guessing, items, option_forms, repair
+from tutor.engine import admission, guessing, items, option_forms, option_sets, repair
+from tutor.gates import mcq
 from tutor.testing import glossary_course
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,6 +119,36 @@ def test_an_item_its_lesson_cannot_make_fair_is_asked_another_way(tmp_path: Path
     said = {repair.norm(s) for s in FAIR_CONCEPT.split(". ")}
     for options in found:
         assert all(repair.norm(o) in said for o in options[1:]), options
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which statement about the gate of a sluice is true?",
+        "Which of the following is correct about the raised gate?",
+        "Which statement about the raised gate is false?",
+    ],
+)
+def test_a_stem_asking_which_statement_is_true_is_never_lent_true_statements(
+    tmp_path: Path, question: str
+) -> None:
+    """The lesson's statements are true: lent beside the key of a stem asking which statement
+    is true (or false), each is a second defensible answer. Such an item is not repaired; asked
+    without its options it points at them (M20), so it is withheld, not shown."""
+    root = sluice_course(tmp_path, FAIR_CONCEPT, question=question)
+    course = load_curriculum(root)
+    lesson = course.lessons[0]
+    (shown,) = items.present(lesson.quiz, lesson, salt="s", curriculum=course)
+    said = {repair.norm(x) for x in FAIR_CONCEPT.split(". ")}
+    assert shown.type == "free_recall"
+    assert not said & {repair.norm(o) for o in shown.options}
+    issues = mcq.blocking(mcq.audit_item(shown.to_question()))
+    assert [i.code for i in issues] == ["M20"]
+    assert option_sets.option_sets(lesson.quiz[0], lesson, {}, {}, frozenset()).offered()[0] == []
+    # the control: asked what the gate does, the same key is lent the lesson's statements
+    plain = load_curriculum(sluice_course(tmp_path / "plain", FAIR_CONCEPT)).lessons[0]
+    lent = option_sets.option_sets(plain.quiz[0], plain, {}, {}, frozenset()).lent
+    assert lent and all(said >= {repair.norm(o) for o in options[1:]} for options, _ in lent)
 
 
 def test_a_statement_saying_another_items_key_is_never_lent(tmp_path: Path) -> None:

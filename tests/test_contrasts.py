@@ -57,6 +57,17 @@ def test_an_article_agrees_with_the_word_turned_after_it() -> None:
     }
 
 
+def test_push_and_pull_are_not_turned_when_the_key_gives_the_direction() -> None:
+    """ "which pulls strongly towards it" turned is "which pushes strongly towards it": moving
+    towards the same place, the same claim — a second defensible answer. With the direction
+    given, the verb is not turned (the other words still are); without one, it is."""
+    key = "A note a step below the home note, which pulls strongly towards it"
+    item = _item("Why does this note lead so strongly?", key)
+    assert [[s[2] for s in t] for t in turns(key, item.question)] == [["above"]]
+    assert contrast_sets(item, 4) == []  # one word left to turn: no set
+    assert "pushes" in {s[2] for t in turns("It pulls the rope and lifts more", "What?") for s in t}
+
+
 def test_whole_numbers_from_two_turn_doubled_and_one_does_not() -> None:
     found = turns("Each of the 3 rows sums to 1 and grows", "What holds?")
     assert [[s[2] for s in t] for t in found] == [["columns"], ["shrinks"], ["6"]]

@@ -144,7 +144,7 @@ def test_quiz_audit_malformed_items_and_bad_files(tmp_path, capsys):
         },
         {"question": "No options"},
         "not an item",
-        {"question": "Q", "options": ["a", 2, "c", "d"], "correct": 0},
+        {"question": "Q", "options": ["a", ["b"], "c", "d"], "correct": 0},
         {"question": "Q", "options": ["a", "b", "c", "d"], "correct": True},
         {"question": "Q", "options": ["a", "b", "c", "d"], "correct": 7},
     ]
@@ -169,6 +169,42 @@ def test_quiz_audit_malformed_items_and_bad_files(tmp_path, capsys):
     capsys.readouterr()
     assert main(["quiz", "audit", str(write(tmp_path / "x.json", {"items": []}))]) == 2
     assert "quiz bank" in capsys.readouterr().err
+
+
+def test_quiz_audit_reads_items_as_the_loader_does(tmp_path, capsys):
+    """What the curriculum loader presents, the audit audits as presented: a numeric item with
+    no options (key -1), options written as numbers, a key written as digits; what the loader
+    drops, the audit calls not ok."""
+    from learning_system.curriculum_quiz import parse_quiz_bank
+
+    bank = [
+        {
+            "question": "How many strings has a violin?",
+            "type": "numeric",
+            "answer": 4,
+            "options": [],
+            "correct": -1,
+        },
+        {"question": "How many lines has a staff?", "options": [3, 4, 5, 6], "correct": 2},
+        {
+            "question": "How many beats fill a bar of 3/4?",
+            "options": ["2", "3", "4", "6"],
+            "correct": "1",
+        },
+        {"question": "How many flats has F major?", "type": "numeric"},
+        {"question": "Q", "options": ["a", {"b": 1}, "c", "d"], "correct": 0},
+    ]
+    path = write(tmp_path / "q.json", bank)
+    loaded, _ = parse_quiz_bank(path.read_text(), "t")
+    assert [q.index for q in loaded] == [0, 1, 2]
+    assert loaded[1].options == ["3", "4", "5", "6"]
+    assert main(["quiz", "audit", str(path), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert [e["ok"] for e in report["items"]] == [True, True, True, False, False]
+    assert [e["codes"] for e in report["items"]][3:] == [["M19"], ["M00"]]
+    assert main(["quiz", "audit", str(write(tmp_path / "ok.json", bank[:3]))]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:3] == ["item 0: ok", "item 1: ok", "item 2: ok"]
 
 
 @pytest.mark.parametrize("args", [["gate"], ["quiz"]])

@@ -171,6 +171,43 @@ def test_m20_reads_a_bank_stem_not_a_screen_quoting_the_learner():
     assert "M20" not in codes(audit_item(common))
 
 
+@pytest.mark.parametrize(
+    "stem",
+    [
+        "Which statement about the harmonic minor scale is correct?",
+        "Which statement about the end of the war is true?",
+        "Which statements are accurate?",
+        "Which one is false?",
+        "Which answer is NOT correct?",
+        "Which option best describes a plagal cadence?",
+        "Which statement best describes the first consuls?",
+        "Which is true of a perfect fourth?",
+        "Which of the statements below is incorrect?",
+    ],
+)
+def test_m20_reads_which_statement_is_true_as_pointing_at_options(stem: str) -> None:
+    """A 'which statement (option, answer, one) … is true/correct/false' stem judges options:
+    asked without them it cannot be answered, so as free recall it is withheld (M20, high)."""
+    issues = audit_item(QuizQuestion(id="w", type="free_recall", question=stem))
+    assert [i.severity for i in issues if i.code == "M20"] == ["high"]
+
+
+@pytest.mark.parametrize(
+    "stem",
+    [
+        "Which statement did the consul make before the Senate?",
+        "Which one of the two consuls led the army north?",
+        "Which assembly elected the consuls?",
+        "What is the correct name of the fifth degree?",
+        # the program's own screens quote a bank stem on a line of their own
+        "You were sure about: Which statement about the war is true?\nWhy? Give your reasoning.",
+        "Which statement about the war is true?\n  Your answer: the second is correct\n\nA point.",
+    ],
+)
+def test_m20_leaves_stems_that_stand_alone_and_the_programs_screens(stem: str) -> None:
+    assert "M20" not in codes(audit_item(QuizQuestion(id="s", type="free_recall", question=stem)))
+
+
 def codes(issues) -> set[str]:
     return {i.code for i in issues}
 

@@ -32,32 +32,41 @@ def add_parser(sub, name: str) -> argparse.ArgumentParser:
 
 
 def _item_question(item: Any, index: int) -> tuple[Any, str | None]:
-    """(QuizQuestion or None, the item's own id or None) for one raw bank item."""
+    """(QuizQuestion or None, the item's own id or None) for one raw bank item, read as the
+    curriculum loader reads it (learning_system.curriculum_quiz): options that are numbers are
+    text ("4"), a key written as digits is an index, and a numeric item (`"type": "numeric"`,
+    its options possibly empty and its key -1) is audited as a numeric question — so the audit
+    judges what the learner would be shown, never calls malformed what the loader presents."""
     from pydantic import ValidationError
 
+    from learning_system.curriculum_quiz import key_index, number, option_text
     from tutor.gates.envelopes import QuizQuestion
 
     if not isinstance(item, dict):
         return None, None
     raw_id = item.get("id")
     own_id = raw_id if isinstance(raw_id, str) and raw_id else None
-    correct = item.get("correct")
-    options = item.get("options")
+    kind = item.get("type", "mcq")
+    numeric = kind == "numeric"
+    raw_options = item.get("options", [] if numeric else None)
+    options = [option_text(o) for o in raw_options] if isinstance(raw_options, list) else [None]
+    correct = key_index(item.get("correct"))
     if (
         not isinstance(item.get("question"), str)
-        or not isinstance(options, list)
-        or not all(isinstance(o, str) for o in options)
-        or not isinstance(correct, int)
-        or isinstance(correct, bool)
+        or kind not in ("mcq", "numeric")
+        or None in options
+        or (correct is None and not (numeric and not options))
     ):
         return None, own_id
     try:
         q = QuizQuestion(
             id=own_id or f"item-{index}",
-            type="mcq",
+            type=kind,
             question=item["question"],
-            options=options,
-            correct_index=correct,
+            options=[o for o in options if o is not None],
+            correct_index=None if numeric else correct,
+            answer=number(item.get("answer")),
+            tolerance=number(item.get("tolerance")),
         )
     except ValidationError:
         return None, own_id
@@ -132,8 +141,8 @@ def audit_bank(data: Any) -> dict[str, Any]:
 
 
 MALFORMED = (
-    "the item is malformed: it needs a question (text), 4 options (text) and an "
-    "integer key `correct`"
+    "the item is malformed: it needs a question (text), 4 options (text or numbers) and an "
+    'integer key `correct` (a numeric item: `"type": "numeric"` and a numeric `answer`)'
 )
 
 

@@ -4,7 +4,8 @@ word turned alone, and both turned. Every option then has the key's kind, shape 
 each differs from two others by one word and from the last by two, so neither the form of an
 answer nor the options' agreement points at the key: only knowing which way each word goes
 does. A whole number from 2 up turns too (doubled). A word the stem uses is never turned
-(the options keeping it would echo the stem)."""
+(the options keeping it would echo the stem), nor `push`/`pull` when the key gives the direction
+("pulls towards it" and "pushes towards it" say the same: a second key)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,12 @@ def _opposites() -> dict[str, str]:
 
 OPPOSITE = _opposites()
 _TOKEN = re.compile(r"[A-Za-z]+")
+# words whose opposite says the same once the key gives the direction ("pulls strongly towards
+# it", "pushes strongly towards it"): turned only when the key names no direction
+_AIMED = frozenset("push pull pushes pulls".split())
+_DIRECTION = frozenset(
+    "towards toward away into onto apart together back up down out in to from off along".split()
+)
 # a whole number standing alone (not in a name like "float32", a decimal or a percentage)
 _NUMBER = re.compile(r"(?<![\w.^/])\d+(?![\w.%^/])")
 ROOT = 5  # letters a word is matched on against the stem
@@ -80,9 +87,12 @@ def turns(key: str, question: str) -> list[Turn]:
         if m.group(0).lower() in OPPOSITE and "-" not in key[max(0, m.start() - 1) : m.end() + 1]
     ]
     held = {m.group(0).lower() for m in tokens}
+    aimed = bool(_DIRECTION & {w.lower() for w in _TOKEN.findall(key)})
     out: list[Turn] = []
     for low in dict.fromkeys(m.group(0).lower() for m in tokens):
         if OPPOSITE[low] in held or any(w[:ROOT] in asked for w in (low, OPPOSITE[low])):
+            continue
+        if aimed and low in _AIMED:  # "pulls towards it" turned is "pushes towards it": the same
             continue
         out.append(
             [(t.start(), t.end(), _turn(t.group(0))) for t in tokens if t.group(0).lower() == low]

@@ -14,7 +14,7 @@ from tutor.engine import repair
 from tutor.engine.admission import Offer
 from tutor.engine.closed_sets import closed_sets
 from tutor.engine.contrasts import contrast_sets
-from tutor.gates.mcq import OPTION_COUNT
+from tutor.gates.mcq import OPTION_COUNT, judges_statements
 
 REPAIRABLE = frozenset({"M04", "M05", "M13", "M15"})  # flaws of the options' shape alone
 ALTERNATIVES = 12  # fair option sets weighed per repaired item
@@ -73,7 +73,9 @@ def option_sets(
         return OptionSets([], [(list(item.options), item.correct)], [], codes)
     # too few options (M01, 3 of them): the key is asked with options made or lent, like a repair
     few = {"M01"} if len(item.options) < OPTION_COUNT else set()
-    if not codes <= REPAIRABLE | {"shared"} | few:
+    if not codes <= REPAIRABLE | {"shared"} | few or judges_statements(item.question):
+        # a stem asking which statement is true (or false) is not repaired: lent statements
+        # of its lesson are true, options made or borrowed may be — a second defensible key
         return OptionSets([], [], [], codes)
     turned = [
         (options, 0)

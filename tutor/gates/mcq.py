@@ -44,13 +44,36 @@ _FIX: dict[str, str] = {
     "M19": "Give the numeric question its answer value.",
     "M20": "Ask it as a choice with its options, or reword the stem to stand on its own.",
 }
-# a stem that only makes sense beside its options ("Which of the following …", "Pick one")
+# a stem that only makes sense beside its options ("Which of the following …", "Pick one",
+# "Which statement about X is correct?", "Which option best describes …")
+_JUDGED = r"(true|correct|false|incorrect|accurate|inaccurate|right|wrong|untrue|valid|invalid)"
 _POINTS_AT_OPTIONS = re.compile(
-    r"\b(which (one )?of (these|those|the following)|of the following|pick one|choose one|"
-    r"true or false|select (one|the (correct|best|right) (one|option|answer))|"
-    r"the options? (above|below))\b",
+    r"\b(which (one )?of (these|those|the following|the (statements|options|answers|choices))|"
+    r"of the following|pick one|choose one|true or false|"
+    r"select (one|the (correct|best|right) (one|option|answer))|the options? (above|below)|"
+    r"which (option|choice)s?|"
+    r"which (statement|answer|one|description|claim|sentence)s?\b[^?\n]{0,80}?"
+    r"\b(is|are)( not)? (most |least |more |less )?" + _JUDGED + r"|"
+    r"which (statement|answer|one|description|claim|sentence)s? best|"
+    r"which (is|are)( not)? " + _JUDGED + r")\b",
     re.I,
 )
+
+# a stem that asks which statement is true (correct, false …): its options are judged as
+# statements, so a true statement of the lesson lent as a distractor is a second key
+_JUDGES_STATEMENTS = re.compile(
+    r"\bwhich\b[^?\n]{0,100}?\b(is|are)( not)? (most |least |more |less )?"
+    + _JUDGED
+    + r"\b|\bwhich (of the )?(statement|claim|sentence|description)s?\b",
+    re.I,
+)
+
+
+def judges_statements(stem: str) -> bool:
+    """Whether the stem asks which statement is true, correct, false … ("Which statement about
+    X is true?", "Which of the following is correct?")."""
+    return _JUDGES_STATEMENTS.search(stem) is not None
+
 
 # Key-encoding examples in instructions: "1b, 2b, 3c" / "reply like 'b'".
 _KEY_PAIRS = re.compile(

@@ -421,3 +421,22 @@ def test_a_bank_item_of_three_to_eight_options_is_asked_not_dropped(tmp_path):
             assert p.options[p.correct_index] == "It holds the water back"
         else:
             assert p.reference.startswith("It holds the water back")
+
+
+def test_a_sentence_is_never_lent_with_its_subject_cut_off():
+    """What a lead-in leaves is lent (`In practice, X` → `X`), but a sentence's own subject
+    before a comma is no lead-in: `Rome, constantly at war, could not …` was lent as
+    `Constantly at war …, could not …`, a sentence with no subject."""
+    from tutor.engine.lesson_statements import Statement, _derived
+
+    def derived(text: str) -> list[str]:
+        return [d.text for d in _derived(Statement(text, "said"))]
+
+    for whole in (
+        "Rome, constantly at war with its neighbours, could not fight without them.",
+        "The soldiers, fearing they would lose the plunder, followed him east.",
+        "Tiberius Gracchus, a tribune, proposed a law on public land.",
+    ):
+        assert derived(whole) == [whole]
+    assert derived("In practice, the gradient is clipped.")[-1] == "The gradient is clipped."
+    assert derived("However, the model overfits.")[-1] == "The model overfits."

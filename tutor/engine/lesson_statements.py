@@ -46,6 +46,17 @@ _LEAD_IN = re.compile(
     r"^((?!(It|They|We|You|He|She|There|This|These)\b)[A-Z][\w' -]{0,30}?, |"
     r"(And|Or|Plus|But|So|Also|Yet),? )(?=[a-z])"
 )
+# a lead-in that is the sentence's subject ("Rome, constantly at war, could not …", "The
+# soldiers, fearing …, followed him"): one word that opens no phrase, or a noun phrase
+_SUBJECT_LEAD = re.compile(
+    r"^((?!(However|Moreover|Instead|Still|Thus|Hence|Therefore|Otherwise|Meanwhile|Often|"
+    r"Usually|Sometimes|Typically|Finally|First|Second|Then|Now|Here|Later|Today|Similarly|"
+    r"Likewise|Conversely|Crucially|Importantly|Practically|Fortunately|Unfortunately|Again|"
+    r"Indeed|Overall|Together|Alternatively|Surprisingly|Notably|Essentially|Formally|"
+    r"Intuitively|Concretely|Specifically|Generally|Roughly|Ideally|Previously|Next)\b)"
+    r"[A-Z][\w'-]*, |[A-Z][\w'-]*( [A-Z][\w'-]*){1,2}, |"
+    r"(The|A|An|His|Her|Its|Their|Our|Your|My|Each|Every|Both|All|Many|Most) )"
+)
 # "The foo bar is the X that …": the meaning of a term the document defines, said as a phrase
 _DEFINES = re.compile(
     r"^(?:the |an? )?[\w-]+(?: [\w-]+){0,3} (?:is|are|means) ((?:the|an?) \w.*)$", re.I
@@ -122,7 +133,7 @@ def _derived(s: Statement) -> list[Statement]:
     (`The X is the Y that …`), the meaning it gives (a sibling term's meaning)."""
     out = [s]
     if s.kind == "said":
-        rest = _LEAD_IN.sub("", s.text)
+        rest = s.text if _SUBJECT_LEAD.match(s.text) else _LEAD_IN.sub("", s.text)
         if rest != s.text:
             out.append(Statement(rest[0].upper() + rest[1:], "said"))
         after = label_end(s.text)

@@ -388,10 +388,7 @@ async def test_a_stray_enter_picks_no_option(home):
         assert screen.pending is not None and screen.pending.value == "1"
 
 
-async def test_a_stray_enter_records_no_slip_kind(tmp_path, monkeypatch, isolated_model_env):
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("TUTOR_HOME", str(home))
+async def test_a_stray_enter_records_no_slip_kind(home):
     seed_lesson(home, slip)
     app = _app(home)
     async with app.run_test(size=SIZE) as pilot:

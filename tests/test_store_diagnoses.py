@@ -140,15 +140,21 @@ def test_a_store_this_user_cannot_read_is_a_permission_problem(tmp_path):
     assert "damaged" not in line and "move it aside" not in line
 
 
-def test_a_store_that_lost_its_wal_after_answers_is_refused_not_restarted(tmp_path):
-    run_tutor(tmp_path, "init")  # a store closed cleanly: its tables are in tutor.db itself
-    learner = Learner(tmp_path, "continue", "--plain", "--offline")
+def killed_after_answers(home) -> None:
+    """A learner answers two questions and the tutor is killed: the answers are in the -wal
+    only (the store was closed cleanly first, so its tables are in tutor.db itself)."""
+    run_tutor(home, "init")
+    learner = Learner(home, "continue", "--plain", "--offline")
     learner.read_prompt()
     for line in ("", "1 s", "2 s"):
         learner.send(line)
         learner.read_prompt()
     learner.proc.send_signal(signal.SIGKILL)
     learner.proc.wait(timeout=30)
+
+
+def test_a_store_that_lost_its_wal_after_answers_is_refused_not_restarted(tmp_path):
+    killed_after_answers(tmp_path)
     assert (tmp_path / "tutor.db-wal").stat().st_size > 0  # the answers are there, only
     for name in ("tutor.db-wal", "tutor.db-shm"):
         (tmp_path / name).unlink()
@@ -281,14 +287,7 @@ def test_a_store_whose_wal_was_cut_is_refused_with_its_files_left_as_they_were(t
     """A -wal cut short (its latest answers gone) is refused before a writing connection
     opens: tutor.db, its -wal and -shm stay as they were, so restoring them together is still
     possible, as the refusal says; tutor.db was rewritten and the -wal deleted."""
-    run_tutor(tmp_path, "init")
-    learner = Learner(tmp_path, "continue", "--plain", "--offline")
-    learner.read_prompt()
-    for line in ("", "1 s", "2 s"):
-        learner.send(line)
-        learner.read_prompt()
-    learner.proc.send_signal(signal.SIGKILL)
-    learner.proc.wait(timeout=30)
+    killed_after_answers(tmp_path)
     wal = tmp_path / "tutor.db-wal"
     size = wal.stat().st_size
     assert size > 8192

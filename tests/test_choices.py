@@ -440,3 +440,18 @@ def test_a_sentence_is_never_lent_with_its_subject_cut_off():
         assert derived(whole) == [whole]
     assert derived("In practice, the gradient is clipped.")[-1] == "The gradient is clipped."
     assert derived("However, the model overfits.")[-1] == "The model overfits."
+
+
+def test_a_sentence_leaning_on_the_one_before_is_never_lent():
+    """ "He enlarged the Senate" lent under a stem about someone else reads as that person's
+    act (a second defensible answer): a sentence opening with a pronoun or `Meanwhile` is not a
+    statement of its own, as `This …` was not."""
+    from tutor.engine.lesson_statements import Statement, _fits
+
+    for leaning in (
+        "He enlarged the Senate and filled the courts with his own men.",
+        "Their armies were paid by their general, not by the state.",
+        "Meanwhile the tribunes kept proposing new land laws.",
+    ):
+        assert not _fits(Statement(leaning, "said")), leaning
+    assert _fits(Statement("The Senate was enlarged to six hundred members.", "said"))

@@ -38,7 +38,11 @@ _REMARK = re.compile(
     re.I,
 )
 _LIST_ITEM = re.compile(r"^([-*]|\d{1,2}[.)])\s+")
-_ANAPHOR = re.compile(r"^(this|these|those|here|the same)\b", re.I)
+# a sentence leaning on the one before it: lent alone, "He enlarged the Senate" reads as the
+# act of whoever the stem names
+_ANAPHOR = re.compile(
+    r"^(this|these|those|here|the same|he|she|they|his|her|their|meanwhile)\b", re.I
+)
 # "Without it, X", "In practice, X", "And X", "Ward's method: X": X is a statement of its own
 # (after a label, what the named thing is: a sibling term's meaning)
 # (never a clause with a subject of its own: "It stores its data, its gradient, …" is no lead-in)

@@ -9,19 +9,16 @@ terminal started is ended by `Terminal.end_all` (run by conftest after each test
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
-import pty
 import re
 import signal
-import struct
-import subprocess
 import sys
-import termios
 import threading
 import time
 from pathlib import Path
 from typing import ClassVar
+
+from tutor.testing.first_paint import spawn_on_pty
 
 ROOT = Path(__file__).resolve().parents[1]
 ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
@@ -33,20 +30,9 @@ class Terminal:
     def __init__(self, home: Path, *args: str, size: tuple[int, int] = (100, 30)) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TUTOR_", "TEXTUAL"))}
         env.update(TUTOR_HOME=str(home), TERM="xterm-256color", PYTHONPATH=str(ROOT))
-        self.master, slave = pty.openpty()
-        cols, rows = size
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tutor.cli", *args],
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            env=env,
-            cwd=ROOT,
-            start_new_session=True,
-            close_fds=True,
+        self.master, self.proc = spawn_on_pty(
+            [sys.executable, "-m", "tutor.cli", *args], env, size, cwd=ROOT
         )
-        os.close(slave)
         self.raw = bytearray()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()

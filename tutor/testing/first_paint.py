@@ -96,6 +96,34 @@ def child(argv: list[str]) -> int:
     return main(args)
 
 
+def spawn_on_pty(
+    argv: list[str], env: dict[str, str], size: tuple[int, int], cwd: Path | None = None
+) -> tuple[int, Any]:
+    """`argv` started in a session of its own on a new pseudo-terminal of `size` (columns,
+    rows), as a terminal runs a program: (the terminal's master end, the process)."""
+    import fcntl
+    import pty
+    import struct
+    import subprocess
+    import termios
+
+    master, slave = pty.openpty()
+    cols, rows = size
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    proc = subprocess.Popen(
+        argv,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
+        close_fds=True,
+    )
+    os.close(slave)
+    return master, proc
+
+
 def first_paint(
     kind: str,
     args: list[str],
@@ -113,33 +141,16 @@ def first_paint(
     exit at Ready: it runs on as for a learner (its own Ready handler included) until the
     marker has arrived and the report is written, and is then killed."""
     import contextlib
-    import fcntl
-    import pty
     import select
     import signal
-    import struct
-    import subprocess
     import tempfile
-    import termios
 
     if marker:
         env = {**env, STAY_ENV: "1"}
     with tempfile.TemporaryDirectory(prefix="first-paint-") as tmp:
         out = Path(tmp) / "report.json"
-        master, slave = pty.openpty()
-        cols, rows = size
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         start = time.monotonic()
-        proc = subprocess.Popen(
-            [sys.executable, str(RUNNER), str(out), kind, *args],
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            env=env,
-            start_new_session=True,
-            close_fds=True,
-        )
-        os.close(slave)
+        master, proc = spawn_on_pty([sys.executable, str(RUNNER), str(out), kind, *args], env, size)
         tail = bytearray()
         seen = bytearray()  # the output without escape sequences, until the marker is in it
         wanted = marker.encode("utf-8") if marker else None

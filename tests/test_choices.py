@@ -455,3 +455,46 @@ def test_a_sentence_leaning_on_the_one_before_is_never_lent():
     ):
         assert not _fits(Statement(leaning, "said")), leaning
     assert _fits(Statement("The Senate was enlarged to six hundred members.", "said"))
+
+
+PHRASE_CONCEPT = (
+    "A weir raises the river upstream of the mill in every season. "
+    "A leat carries the raised water along the hillside to the wheel. "
+    "A tailrace returns the spent water to the river below the mill. "
+    "A millpond stores a night's flow for the working day ahead."
+)
+KEY_TERMS = (
+    "\n\n## Key Terms\n\n| Term | What people say | What it actually means |\n|---|---|---|\n"
+    "| Weir | A dam | A low wall across a river that raises the water behind it |\n"
+    "| Leat | A ditch | An open channel that carries water along a contour to a wheel |\n"
+    "| Tailrace | The exit | The channel that takes water from the wheel back to the river |\n"
+)
+
+
+def test_a_stem_asking_what_a_term_means_is_lent_no_sentence_about_something_else(
+    tmp_path: Path,
+) -> None:
+    """Under "What is a sluice?" a sentence the document says about something else ("A weir
+    raises the river …") defines nothing, and a learner who knows nothing strikes it: such a
+    stem is lent only other terms' meanings and wrong options, else asked another way."""
+    key = "A gate that lets water through at a rate set by its height"
+    said = {repair.norm(s) for s in PHRASE_CONCEPT.split(". ")}
+
+    def lent(root: Path) -> list[set[str]]:
+        lesson = load_curriculum(root).lessons[0]
+        found = repair.repairs(lesson.quiz[0], lesson, repair.donors(lesson), limit=6)
+        return [{repair.norm(o) for o in options[1:]} for options in found]
+
+    # the control: asked what the gate does, the document's sentences are lent
+    doing = sluice_course(tmp_path / "doing", PHRASE_CONCEPT, key=key)
+    assert any(s & said for s in lent(doing))
+    asking = "What is a sluice?"
+    bare = sluice_course(tmp_path / "bare", PHRASE_CONCEPT, key=key, question=asking)
+    assert lent(bare) == []
+    course = load_curriculum(bare)
+    (shown,) = items.present(course.lessons[0].quiz, course.lessons[0], salt="s", curriculum=course)
+    assert shown.type == "free_recall"
+    terms = sluice_course(tmp_path / "terms", PHRASE_CONCEPT + KEY_TERMS, key=key, question=asking)
+    sets = lent(terms)
+    assert sets and all(not s & said for s in sets)
+    assert any("a low wall across a river that raises the water behind it" in s for s in sets)

@@ -14,6 +14,13 @@ _ASKS_REASON = re.compile(
 _ASKS_NUMBER = re.compile(r"\bhow (many|much)\b|\bwhat (number|percentage|fraction)\b", re.I)
 _ASKS_ACTION = re.compile(r"\bwhat does\b.*\bdo\b(?!es)", re.I)
 _ASKS_OUTCOME = re.compile(r"\bwhat happens\b", re.I)
+# "What is overfitting?", "What were the Twelve Tables?", "What does res publica mean?"
+_ASKS_DEFINITION = re.compile(
+    r"^\s*what (is|are|was|were) (an? |the )?[\w'-]+( [\w'-]+){0,4}\s*\?\s*$"
+    r"|^\s*what does [^?]{1,60} (mean|stand for)\s*\?\s*$"
+    r"|^\s*what is meant by\b",
+    re.I,
+)
 _CLAUSES = frozenset({"reason", "action", "claim"})  # what says what happens; a name does not
 _REASON = re.compile(
     r"^\s*(because|since|to|so that|in order|due to|otherwise)\b|\b(because|so that|so|since|"
@@ -73,3 +80,9 @@ def fits(question: str, option: str) -> bool:
     asked = asked_kind(question)
     kind = answer_kind(option)
     return bool(asked) and (kind == asked or (asked == "outcome" and kind in _CLAUSES))
+
+
+def asks_definition(question: str) -> bool:
+    """Whether the stem asks what a term means: a sentence the document says about something
+    else defines nothing, and a learner who knows nothing strikes it."""
+    return not asked_kind(question) and bool(_ASKS_DEFINITION.search(question))

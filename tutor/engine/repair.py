@@ -15,6 +15,9 @@ document names, and statements the document makes that do not answer the stem
 - **answer kind**: when the stem asks for a kind of answer (a reason, an action, a number) and
   the key is one, options of that kind come first, so a "why …" stem does not leave the key the
   only reason (tutor.engine.answer_kinds);
+- **definition**: under a stem asking what a term means (`What is X?`), no sentence of the
+  document — it defines nothing, and a learner who knows nothing strikes it — only wrong
+  options, named misconceptions and other terms' meanings;
 - **stem echo**: when the key repeats a stem word, the chosen distractors repeat stem words as
   often, so "the option echoing the stem" finds it no more than chance;
 - **never a second key**: an option is never taken from an item asking much the same thing
@@ -34,7 +37,7 @@ from dataclasses import dataclass
 
 from learning_system.curriculum import Lesson, QuizItem
 from tutor.engine import lesson_statements
-from tutor.engine.answer_kinds import fits
+from tutor.engine.answer_kinds import asks_definition, fits
 from tutor.engine.option_forms import form
 from tutor.gates import mcq
 from tutor.gates.envelopes import QuizQuestion
@@ -211,8 +214,7 @@ def repairs(
     own lesson (`donors`), first those that share a word with the stem or the lesson title when
     the key does (and none when it does not), echo the stem as often as the key, share a word
     with the item's topic and have about as many words as the key, at random within each tier.
-    `exclude` holds texts that must not appear (the keys of the phase's items, the options
-    already shown in the lesson). Deterministic."""
+    `exclude`: texts that must not appear (the phase's keys, options shown in the lesson)."""
     if item.type != "mcq" or not 0 <= item.correct < len(item.options):
         return []
     key = item.options[item.correct].strip()
@@ -245,6 +247,8 @@ def repairs(
             seen.add(norm(text))
             chosen_words.append(frozenset(words(text)))
             ranked.append(((-1, 0), text))
+    if asks_definition(item.question):  # a sentence about something else defines nothing
+        pool = [d for d in pool if d.kind != "said"]
     for d in pool:
         lent = d.norm
         if lent in own_norm or lent in exclude or lent in seen or d.item_id == item.id:

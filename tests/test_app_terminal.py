@@ -93,7 +93,9 @@ def test_a_store_that_cannot_be_opened_is_one_line_and_exit_2_not_a_traceback(ho
 RESTORED = (b"\x1b[?1000l", b"\x1b[?1049l", b"\x1b[?25h")
 
 
-def test_sigterm_pauses_the_lesson_and_gives_the_terminal_back(home):
+@pytest.mark.parametrize("ending", [signal.SIGTERM, signal.SIGHUP], ids=["term", "hangup"])
+def test_sigterm_or_a_hangup_pauses_the_lesson_and_gives_the_terminal_back(home, ending):
+    """`kill` and a closed terminal window (SIGHUP) pause the lesson as ctrl+q does."""
     from learning_system.store import Store
 
     seeded = seed_lesson(home, lambda p: p.kind == "choice")
@@ -104,8 +106,8 @@ def test_sigterm_pauses_the_lesson_and_gives_the_terminal_back(home):
     with Store(home / "tutor.db") as store:
         assert store.sessions.latest()["status"] == "active"  # open in the app
     shown = len(term.raw)
-    term.signal(signal.SIGTERM)
-    assert term.finish() == 128 + signal.SIGTERM
+    term.signal(ending)
+    assert term.finish() == 128 + ending
     after = bytes(term.raw[shown:])
     assert all(sequence in after for sequence in RESTORED), after[-400:]
     assert "Traceback" not in term.text

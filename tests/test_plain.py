@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 
+import pytest
 from plain_driver import Learner, reply
 
 from learning_system import ledger
@@ -67,6 +69,29 @@ def test_sigkill_mid_teach_resumes_at_the_same_step_with_no_answer_lost(tmp_path
     with Store(tmp_path / "tutor.db") as store:
         after = sorted(r["id"] for r in store.rows("SELECT id FROM attempts"))
     assert after == before
+
+
+@pytest.mark.parametrize("ending", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_ctrl_c_kill_or_a_hangup_pauses_the_dialogue_with_its_resume_command(tmp_path, ending):
+    """A signal at the prompt pauses the lesson as `p` does (its status `paused`, the resume
+    command said on a line of its own), exit 128 + the signal's number; the answer given
+    before it is kept and the next run resumes at the question after it."""
+    learner = Learner(tmp_path, "continue", "--plain", "--offline")
+    drive_until(learner, r"question 2\b", wrong=False)
+    learner.proc.send_signal(ending)
+    assert learner.proc.wait(timeout=30) == 128 + ending
+    out = learner.proc.stdout.read().decode()
+    err = learner.proc.stderr.read().decode()
+    learner.close()
+    assert "Traceback" not in err + out, err
+    assert re.search(r"\nPaused at probe · [^\n]*question 2\. [^\n]*`tutor continue`", out), out
+    with Store(tmp_path / "tutor.db") as store:
+        assert store.sessions.latest()["status"] == "paused"
+        answered = len(store.rows("SELECT id FROM attempts"))
+    assert answered >= 1
+    again = Learner(tmp_path, "continue", "--plain", "--offline")
+    assert "resuming at probe" in again.read_prompt() and "question 2" in again.transcript
+    again.finish()
 
 
 def test_an_unreachable_model_says_so_and_the_lesson_runs_offline(tmp_path, monkeypatch):

@@ -7,7 +7,8 @@ lines through `tutor.engine.parse`, the same reading the app uses."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from typing import TextIO
 
 from learning_system.terminal import strip_terminal
@@ -20,7 +21,35 @@ from tutor.engine.words import clip
 
 
 class Paused(Exception):
-    """The learner paused (or input ended)."""
+    """The learner paused (or input ended, or a signal ended the dialogue: `exit_code` is then
+    the shell's 128 + the signal's number)."""
+
+    def __init__(self, exit_code: int = 0) -> None:
+        super().__init__(exit_code)
+        self.exit_code = exit_code
+
+
+@contextmanager
+def signals_pause() -> Iterator[None]:
+    """While the dialogue runs, ctrl+c, SIGTERM (`kill`, a shutdown) and SIGHUP (the terminal
+    closed) pause it as `p` does, so the session is paused and its resume command said. Only on
+    the main thread, where signals can be caught."""
+    import signal
+
+    def pause(number: int, _frame: object) -> None:
+        raise Paused(128 + number)
+
+    names = ("SIGINT", "SIGTERM", "SIGHUP")
+    numbers = [n for n in (getattr(signal, name, None) for name in names) if n is not None]
+    try:
+        before = {n: signal.signal(n, pause) for n in numbers}
+    except ValueError:  # not the main thread
+        before = {}
+    try:
+        yield
+    finally:
+        for n, handler in before.items():
+            signal.signal(n, handler)
 
 
 def render_markdown(text: str, width: int) -> str:
@@ -139,6 +168,15 @@ class PlainIO:
     def ask(self, label: str) -> str:
         """One line of input (with line editing and history at a terminal); end of input
         pauses."""
+        try:
+            return self._read(label)
+        except Paused as stop:
+            if stop.exit_code:  # a signal cut the line short: the next line starts afresh
+                with suppress(OSError):
+                    self.say()
+            raise
+
+    def _read(self, label: str) -> str:
         if self.editing:
             try:
                 return input(label)
@@ -302,7 +340,13 @@ def read_action(
 
 
 def drive(io: PlainIO, session: TutorSession) -> Prompt:
-    """Show prompts and feed the learner's actions until the session is done. Raises Paused."""
+    """Show prompts and feed the learner's actions until the session is done. Raises Paused
+    (on a signal too: `signals_pause`)."""
+    with signals_pause():
+        return _drive(io, session)
+
+
+def _drive(io: PlainIO, session: TutorSession) -> Prompt:
     prompt = session.prompt
     while True:
         io.show(prompt)

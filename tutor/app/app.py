@@ -22,7 +22,8 @@ from learning_system.errors import LearningSystemError
 from tutor.app.failures import Failure, ReportingScreen, describe
 
 AFTER_FIRST_PAINT = 0.05  # seconds from Ready to the work that waits for the first paint
-TERMINATED = 128 + 15  # the exit code after SIGTERM, as a shell reports a process it ended
+# the exit codes after SIGTERM and SIGHUP, as a shell reports a process a signal ended
+ENDED_BY = {"SIGTERM": 128 + 15, "SIGHUP": 128 + 1}
 
 
 class TutorApp(App[int]):
@@ -175,23 +176,26 @@ class TutorApp(App[int]):
             self._store.close()
 
     def _catch_terminate(self, catch: bool = True) -> None:
-        """SIGTERM (`kill`, a shutdown) pauses and quits as ctrl+q does, so the lesson is
-        paused and the terminal restored instead of left in the app's modes. Only where the
-        event loop can take signals (not on Windows, nor off the main thread)."""
+        """SIGTERM (`kill`, a shutdown) and SIGHUP (the terminal window closed, a dropped ssh
+        connection) pause and quit as ctrl+q does, so the lesson is paused and the terminal
+        restored instead of left in the app's modes. Only where the event loop can take
+        signals (not on Windows, nor off the main thread)."""
         import asyncio
         import signal
 
         loop = asyncio.get_running_loop()
-        try:
-            if catch:
-                # handled among the app's messages, as a key would be
-                loop.add_signal_handler(
-                    signal.SIGTERM, self.call_later, self.quit_saved, TERMINATED
-                )
-            else:
-                loop.remove_signal_handler(signal.SIGTERM)
-        except (NotImplementedError, RuntimeError, ValueError):
-            return
+        for name, code in ENDED_BY.items():
+            number = getattr(signal, name, None)
+            if number is None:
+                continue
+            try:
+                if catch:
+                    # handled among the app's messages, as a key would be
+                    loop.add_signal_handler(number, self.call_later, self.quit_saved, code)
+                else:
+                    loop.remove_signal_handler(number)
+            except (NotImplementedError, RuntimeError, ValueError):
+                return
 
     def cannot_start(self, error: LearningSystemError) -> None:
         """The first screen cannot be drawn (the store fails as it is read): the app closes and

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import suppress
 
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
@@ -90,13 +91,14 @@ def run_plain(args: argparse.Namespace) -> int:
                     print(fit(line, sys.stderr), file=sys.stderr)
         try:
             drive(io, session)
-        except Paused:
+        except Paused as stop:
             session.pause()
-            io.say(
-                f"Paused at {session.prompt.position}. Everything you answered is saved; "
-                f"run `{learner.resume_command(store, curriculum.root)}` to pick up here."
-            )
-            return 0
+            with suppress(OSError):  # after a hangup there is no terminal to say it on
+                io.say(
+                    f"Paused at {session.prompt.position}. Everything you answered is saved; "
+                    f"run `{learner.resume_command(store, curriculum.root)}` to pick up here."
+                )
+            return stop.exit_code
         finally:
             session.close()
         for line in after_lesson(store, curriculum, session).lines():

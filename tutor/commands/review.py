@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import suppress
 
 
 def add_parser(sub, name: str) -> argparse.ArgumentParser:
@@ -37,8 +38,10 @@ def run(args: argparse.Namespace) -> int:
         session = open_review(store, curriculum=learner.load(learner.curriculum_path(store)))
         try:
             drive(io, session)
-        except Paused:
-            io.say("Review stopped. Everything you answered is saved.")
+        except Paused as stop:
+            with suppress(OSError):  # after a hangup there is no terminal to say it on
+                io.say("Review stopped. Everything you answered is saved.")
+            return stop.exit_code
         finally:
             session.close()
     return 0

@@ -289,3 +289,46 @@ def test_a_keyed_item_is_graded_on_its_key_not_on_the_explanation_after_it():
     assert done.value.value is True and len(asked) == 1 and "1 of 1" in asked[0]
     # a point of one or two own words is touched by one of them: the learner confirms
     assert selfgrade.touches("the D major chord", "The D major triad.", "Which chord?")
+
+
+def _self_graded(item, answer: str, value: str = "y") -> tuple[bool | None, list[str]]:
+    """The program's grade of a free-recall answer with a learner who marks every point
+    offered `value`, and the points it was asked about."""
+    from tutor.engine import grading
+
+    asked: list[str] = []
+
+    def screen(n: int, text: str):
+        asked.append(text)
+        return Action(kind="yes_no", value=value)
+        yield
+
+    run = grading.key_point_grade(item, answer, screen)
+    with pytest.raises(StopIteration) as done:
+        next(run)
+    return done.value.value, asked
+
+
+def test_a_short_right_answer_is_confirmed_by_the_learner_not_marked_wrong_unasked():
+    """Found by an examiner on a chemistry course: "O2", the key of a question naming H2 and
+    O2, and "coefficients" for "Only the coefficients in front of formulas" were wrong without
+    asking (too few words). The key a question names is offered to the learner to confirm (a
+    pick among the question's own names is not right by the program), and one word that is a
+    key point's own word touches that point; copied question words and other words still do
+    not."""
+    from tutor.engine import grading, items
+
+    limiting = _keyed("With 1 mol O2 and 3 mol H2, which reactant is limiting?", "O2")
+    assert items.grade(limiting, "o2") is None and grading.could_answer(limiting, "O2")
+    assert _self_graded(limiting, "O2") == (True, [grading._point_question(limiting, 1, 1, "O2")])
+    assert _self_graded(limiting, "O2", "n")[0] is False
+    assert _self_graded(limiting, "H2") == (False, [])
+    change = _keyed(
+        "When balancing an equation, what may you change?",
+        "Only the coefficients in front of formulas",
+    )
+    right, asked = _self_graded(change, "coefficients")
+    assert right is True and len(asked) == 1 and grading.could_answer(change, "coefficients")
+    for not_it in ("equation", "subscripts", "coefficients " * 5, "balancing"):
+        assert _self_graded(change, not_it) == (False, []), not_it
+        assert not grading.could_answer(change, not_it), not_it

@@ -10,7 +10,7 @@ from functools import partial
 
 from tutor.engine import selfgrade
 from tutor.engine.context import LessonContext
-from tutor.engine.items import Presented
+from tutor.engine.items import Presented, says_key
 from tutor.engine.records import Answer, Grade, Mistake, Revealed
 from tutor.engine.screens import flags, show, withheld, yes_no
 from tutor.engine.turns import ERROR_TYPES, Action, Prompt
@@ -88,7 +88,10 @@ def _point_question(item: Presented, n: int, of: int, point: str) -> str:
 
 def offered(item: Presented, answer: str) -> list[str]:
     """The key points of the item's reference an answer could have made
-    (tutor.engine.selfgrade.offered_points)."""
+    (tutor.engine.selfgrade.offered_points): every one for an answer that is exactly the key
+    the question names among others ("O2" for "… H2 and O2 …, which is limiting?")."""
+    if says_key(item, answer):
+        return selfgrade.key_points(graded_reference(item))
     return selfgrade.offered_points(answer, item.question, graded_reference(item), item.grounds)
 
 
@@ -105,7 +108,7 @@ def could_answer(item: Presented, answer: str) -> bool:
     turns anything else into right."""
     if item.grounds:
         return selfgrade.explains(answer, item.grounds, item.question)
-    return selfgrade.answers_at_all(answer, item.question, item.reference)
+    return says_key(item, answer) or selfgrade.answers_at_all(answer, item.question, item.reference)
 
 
 def self_grade(

@@ -341,11 +341,16 @@ def _exact(text: str) -> str:
     return re.sub(r"\s+", "", text.lower()).strip("`'\".")
 
 
-def states_key(item: Presented, answer: str) -> bool:
-    """A free-recall answer that is exactly the bank's key (`lo = mid + 1` as `lo=mid+1`),
-    where the question does not already hold it."""
+def says_key(item: Presented, answer: str) -> bool:
+    """A free-recall answer that is exactly the bank's key (`lo = mid + 1` as `lo=mid+1`)."""
     key = _exact(item.key)
-    return bool(key) and _exact(answer) == key and key not in _exact(item.question)
+    return bool(key) and _exact(answer) == key
+
+
+def states_key(item: Presented, answer: str) -> bool:
+    """`says_key`, where the question does not already hold the key (a question naming its
+    answer among others, "H2 or O2?", leaves that answer to be confirmed by a grader)."""
+    return says_key(item, answer) and _exact(item.key) not in _exact(item.question)
 
 
 def grade(item: Presented, answer: str) -> bool | None:

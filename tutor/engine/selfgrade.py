@@ -97,10 +97,13 @@ def on_topic(answer: str, question: str, reference: str) -> bool:
 
 def touched(answer: str, question: str, reference: str) -> list[str]:
     """The key points of the reference an answer could have made; none for a malformed or
-    off-topic answer."""
-    if not well_formed(answer) or not on_topic(answer, question, reference):
-        return []
-    return [p for p in key_points(reference) if touches(answer, p, question)]
+    off-topic answer. One word is an answer when it is a point's own word ("coefficients" for
+    "Only the coefficients in front of formulas"): it touches that point."""
+    if well_formed(answer) and on_topic(answer, question, reference):
+        return [p for p in key_points(reference) if touches(answer, p, question)]
+    if len(_content(answer)) == 1:
+        return [p for p in key_points(reference) if stems(answer) <= stems(p) - stems(question)]
+    return []
 
 
 def passes(covered: int, points: int) -> bool:
@@ -111,6 +114,8 @@ def passes(covered: int, points: int) -> bool:
 def answers_at_all(answer: str, question: str, reference: str) -> bool:
     """Whether a text could be an answer to the question at all, whoever grades it: well
     formed, on topic, and more than the question's own words."""
+    if len(_content(answer)) == 1:  # one word: a word of a key point the question lacks
+        return bool(touched(answer, question, reference))
     return (
         well_formed(answer)
         and on_topic(answer, question, reference)

@@ -621,3 +621,30 @@ def test_a_verifier_that_passes_everything_cannot_unmark_what_the_offline_checks
                 supported_seen += 1
                 assert i not in p.unverified
     assert supported_seen, "a verbatim sentence was shown unmarked on some screen"
+
+
+def test_a_draft_the_program_finds_verbatim_in_its_sources_is_shown(store, endpoint):
+    """Found by an outside tester with his own server: a draft whose every sentence is in the
+    step's excerpt word for word is settled by the program (no verifier call, receipt verifier
+    `offline`), and it was then thrown away as "unchecked" for the lesson's own text, while a
+    draft the verifier model had to pass was shown. A draft the program checked in full is
+    shown; the verifier is not asked about it."""
+    plain = drafting(lambda step: "unused", lambda claim: "PASS")
+
+    def behave(body: dict) -> tuple[str, Any]:
+        skill, task, data = parts(body)
+        if skill == "tutor" and task == "teach_step":
+            excerpt = unmark(data["untrusted_excerpts"])
+            prose = [p for p in excerpt.split("\n\n") if p[:1].isalpha() and ". " in p]
+            return "json", {"content": prose[0].split(". ")[0] + ".", "claims": []}
+        return plain(body)
+
+    server = endpoint(behave)
+    session, seen = run(store, server.base_url)
+    shown = taught(seen)
+    drafted = [p for p in shown if not p.content.startswith("[source: ")]
+    assert session.done and drafted, [p.content[:60] for p in shown]
+    for p in drafted:
+        (r,) = store.receipts.of_message(p.message_id)
+        assert (r["payload"]["verifier"], r["outcome"]) == ("offline", "PASS")
+    assert "GATE:fact_check" not in {parts(b)[0] for b in server.bodies()}

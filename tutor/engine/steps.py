@@ -243,7 +243,9 @@ def prepare_step(ctx: LessonContext, step: Step, n: int) -> tuple[StepText, Emit
     outcome = ctx.gate.teach(
         mid, made["content"], made["sources"], made["excerpt"], context=step.title, revise=revise
     )
-    unchecked = made.get("model") and ctx.gate.verified_by.get(mid) != "model"
+    # checked: by a model, or in full by the program (every sentence found in the excerpt)
+    whole = isinstance(outcome, Emit) and not outcome.unverified
+    unchecked = made.get("model") and ctx.gate.verified_by.get(mid) != "model" and not whole
     if unchecked or (
         isinstance(outcome, Block) and (made.get("model") or ctx.gate.verifier is not None)
     ):

@@ -13,7 +13,7 @@ from learning_system import ledger
 from learning_system.curriculum import load_curriculum
 from learning_system.store import utcnow
 from tutor.config import builtin_course_path
-from tutor.engine import parse
+from tutor.engine import numbers, parse
 from tutor.engine.parse import Command
 from tutor.engine.progress import Activity, Progress
 from tutor.engine.review import ReviewSession
@@ -178,12 +178,62 @@ def test_a_bad_confidence_tag_says_why_and_words_are_tags_too():
     numeric = _prompt("numeric", needs_confidence=True)
     with pytest.raises(InvalidAction, match="`q` is not a confidence tag"):
         parse.parse(numeric, "6 q")
-    # a unit after the number is named as a unit, with the answer to give instead
-    with pytest.raises(InvalidAction, match="the number alone, without `degrees`: `180`"):
-        parse.parse(numeric, "180 degrees")
+    # a unit after the number is dropped; prose after it is named, with the answer to give
+    assert parse.parse(numeric, "180 degrees").value == "180"
+    with pytest.raises(InvalidAction, match="without `because it has 20`: `20`"):
+        parse.parse(numeric, "20 because it has 20")
     assert parse.parse(numeric, "180 s").value == "180"
     with pytest.raises(InvalidAction, match="kept up to 2,000 characters"):
         parse.attribution("x" * 2001)
+
+
+READ_AS = [
+    ("2,0", 2.0),  # a decimal comma, not a thousands separator
+    ("18,02", 18.02),
+    ("11,2", 11.2),
+    ("0,5", 0.5),
+    ("1,2345", 1.2345),
+    ("1,000", 1000),  # groups of three after a first group of 1-3 digits: thousands
+    ("12,345,678", 12345678),
+    ("1,234.5", 1234.5),
+    ("1,234", 1234),  # English convention
+    ("1.204 x 10^24", 1.204e24),
+    ("1.204 × 10^24", 1.204e24),
+    ("1.204*10^24", 1.204e24),
+    ("1.204 x 10**24", 1.204e24),
+    ("6.022×10²³", 6.022e23),
+    ("1/2", 0.5),
+    ("3/4", 0.75),
+    ("20 neutrons", 20),
+    ("2 mol", 2),
+    ("14.61 g", 14.61),
+    ("25 °C", 25),
+    ("18.02 g/mol", 18.02),
+    ("2 mol L", 2),
+]
+
+
+def test_a_number_is_read_as_the_lesson_writes_it():
+    """A decimal comma, grouped thousands, scientific notation as the lesson writes it, a
+    fraction, a unit after the number: each is that number, with or without its tag."""
+    numeric = _prompt("numeric", needs_confidence=True)
+    for typed, value in READ_AS:
+        for line in (typed, typed + " s"):
+            got = parse.parse(numeric, line)
+            assert numbers.readings(got.value) == (pytest.approx(value),), line
+        assert parse.parse(numeric, typed + " h").confidence == "hunch"
+
+
+def test_a_percent_reads_both_ways_and_unreadable_numbers_say_what_to_type():
+    numeric = _prompt("numeric", needs_confidence=True)
+    for typed in ("75%", "75 %", "75 percent"):
+        assert numbers.readings(parse.parse(numeric, typed).value) == (75, 0.75)
+    for bad in ("1,2,3", "12,34,567", "1,23.5"):
+        with pytest.raises(InvalidAction, match="a comma is a decimal comma"):
+            parse.parse(numeric, bad)
+    for bad in ("twenty", "1/0", "2 x", "20 because it is"):
+        with pytest.raises(InvalidAction):
+            parse.parse(numeric, bad)
 
 
 def test_feynman_questions_and_answers_read_as_the_learner_gave_them():

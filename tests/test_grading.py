@@ -12,7 +12,7 @@ from learning_system.curriculum import load_curriculum
 from learning_system.store import Store
 from tutor.engine import selfgrade
 from tutor.engine.session import Session
-from tutor.engine.turns import Action, Prompt
+from tutor.engine.turns import Action, Prompt, check_action
 from tutor.testing.course_maker import write_course
 
 OFF_TOPIC = (
@@ -332,3 +332,63 @@ def test_a_short_right_answer_is_confirmed_by_the_learner_not_marked_wrong_unask
     for not_it in ("equation", "subscripts", "coefficients " * 5, "balancing"):
         assert _self_graded(change, not_it) == (False, []), not_it
         assert not grading.could_answer(change, not_it), not_it
+
+
+GRADED = [
+    (20, "2,0", False),  # a decimal comma: 2.0, not 20
+    (18.02, "18,02", True),
+    (20, "20", True),
+    (20, "20 neutrons", True),
+    (1.204e24, "1.204 x 10^24", True),
+    (6.022e23, "6.022×10²³", True),
+    (0.75, "3/4", True),
+    (75, "75%", True),  # a percent is right when either reading is the key
+    (0.75, "75%", True),
+    (0.75, "7.5%", False),
+    (1234, "1,234", True),
+]
+
+
+def test_a_numeric_answer_is_graded_as_it_was_read(tmp_path):
+    """What the learner types goes through the same parse and grade as in a lesson: "2,0" is
+    2.0 (wrong for 20), "18,02" is 18.02 (right for 18.02)."""
+    import json
+
+    from sluice_course import sluice_course
+
+    from tutor.engine import items, parse
+
+    root = sluice_course(tmp_path, "Count the water.")
+    bank = [
+        {
+            "id": f"count-{n}",
+            "stage": "post",
+            "type": "numeric",
+            "question": f"How much water passes gate {n}?",
+            "answer": key,
+            "tolerance": 0.001 * key,
+            "options": [],
+            "correct": -1,
+            "explanation": "Count it.",
+        }
+        for n, key in enumerate(sorted({key for key, _, _ in GRADED}))
+    ]
+    (root / "phases" / "01-p" / "01-the-sluice" / "quiz.json").write_text(json.dumps(bank))
+    course = load_curriculum(root)
+    lesson = course.lessons[0]
+    presented = {p.answer: p for p in items.present(lesson.quiz, lesson, "s", course)}
+    assert all(p.type == "numeric" for p in presented.values())
+    for key, typed, right in GRADED:
+        item = presented[key]
+        prompt = Prompt(
+            kind="numeric",
+            message_id="m",
+            stage="quiz",
+            title="t",
+            position="",
+            content="",
+            item=item,
+        )
+        action = parse.parse(prompt, typed + " s")
+        check_action(prompt, action)  # what a session takes
+        assert items.grade(item, action.value) is right, (key, typed)

@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from learning_system.curriculum import Curriculum, Lesson, QuizItem
-from tutor.engine import repair, selfgrade
+from tutor.engine import numbers, repair, selfgrade
 from tutor.engine.admission import Admission, Offer
 from tutor.engine.guessing import guessable_by
 from tutor.engine.option_sets import made, option_sets
@@ -365,9 +365,6 @@ def grade(item: Presented, answer: str) -> bool | None:
     if item.type == "mcq":
         return answer.isdigit() and int(answer) == item.correct_index
     if item.type == "numeric":
-        try:
-            value = float(answer.replace(",", "").strip())
-        except ValueError:
-            return False
-        return abs(value - (item.answer or 0.0)) <= (item.tolerance or 0.0) + 1e-9
+        key, tolerance = item.answer or 0.0, (item.tolerance or 0.0) + 1e-9
+        return any(abs(value - key) <= tolerance for value in numbers.readings(answer))
     return None

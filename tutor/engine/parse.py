@@ -8,13 +8,13 @@ confidence tag: see `wants_confidence`) or a `Command` (help, pause) — or rais
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from tutor.engine import numbers
 from tutor.engine.turns import (
     CONFIDENCE_KEYS,
     ERROR_TYPE_MEANING,
@@ -28,7 +28,6 @@ MAX_ANSWER = 4000  # characters kept of a typed answer; a longer one is refused,
 PAUSE_WORDS = frozenset({"p", "q", "pause", "quit"})
 SLASH_PAUSE = frozenset({"/p", "/q", "/pause", "/quit"})
 OPTION_KEYS = "abcd"
-_NUMBER = re.compile(r"^[+-]?(\d[\d,]*\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 # "I don't know" in words, as the screens label 0/x
 _DONT_KNOW = re.compile(r"^(i\s+)?(do\s*n[o']?t|dont)\s+know\.?$", re.I)
 # how else a choice is written: "2.", "(b)", "b)", "option 2", "2, sure", "2 - sure", "2 sure."
@@ -89,16 +88,63 @@ def _bad_tag(body: str, valid: Callable[[str], object]) -> None:
         )
 
 
-def _unit(body: str) -> None:
-    """`180 degrees`: a number with a unit (a word after it), which is not a confidence tag."""
-    parts = body.rsplit(None, 1)
-    if len(parts) == 2 and parts[1].isalpha() and len(parts[1]) > 1:
-        number = parts[0].replace(" ", "")
-        if _NUMBER.match(number):
-            raise InvalidAction(
-                f"give the number alone, without `{parts[1]}`: `{number}`, then your "
-                f"confidence (s sure, h hunch, n no idea), e.g. `{number} s`"
-            )
+# single letters that are units (s, h and n are confidence tags; x and e belong to a number)
+_UNIT_LETTERS = frozenset("gLlmKJVAMNWCFT")
+# words after a number that make it prose, not a unit: `20 because ...`
+_PROSE = frozenset(
+    "because since as so and or but then is it its i im i'm think guess maybe probably about "
+    "approx approximately roughly around not the a an of for to with if which that this".split()
+)
+_UNIT_CHARS = "°%µ²³⁻¹/"
+_ATTACHED = re.compile(r"(.*\d)([^\d\s]+)")
+
+
+def _unit_word(word: str) -> bool:
+    """`mol`, `g`, `°C`, `g/mol`, `cm³`, `%`: letters, °, µ, % (a single letter only when it is
+    a unit symbol), and not a word of prose."""
+    if len(word) == 1:
+        return word in _UNIT_LETTERS or word == "%"
+    return (
+        word.lower() not in _PROSE
+        and any(c.isalpha() or c in "°%" for c in word)
+        and all(c.isalpha() or c in _UNIT_CHARS for c in word)
+        and not (word.startswith("/") or word.endswith("/"))
+    )
+
+
+def _split_unit(body: str) -> tuple[str, list[str]]:
+    """`20 neutrons` → ("20", ["neutrons"]); `25 °C`, `2 mol L`, `14.61g`, `75%` too: at most
+    two unit words after the number, the spaces inside the number dropped."""
+    words = body.split()
+    units: list[str] = []
+    while len(words) > 1 and len(units) < 2 and _unit_word(words[-1]):
+        units.insert(0, words.pop())
+    if words and len(units) < 2 and (m := _ATTACHED.fullmatch(words[-1])):
+        if _unit_word(m.group(2)) or m.group(2).lower() in numbers.PERCENT:
+            words[-1] = m.group(1)
+            units.insert(0, m.group(2))
+    return "".join(words), units
+
+
+def _number_text(body: str) -> str | None:
+    """The number as recorded (`2,0`, `1.204x10^24`, `75%`), its unit dropped; None when
+    `body` is not a number (with at most a unit after it)."""
+    number, units = _split_unit(body)
+    if units and units[0].lower() in numbers.PERCENT and not number.endswith("%"):
+        number += "%"
+    return number if numbers.readings(number) else None
+
+
+def _prose(body: str) -> None:
+    """`20 because it has 20 neutrons`: a number followed by words that are not its unit."""
+    parts = body.split(None, 1)
+    if len(parts) != 2 or len(parts[1]) < 2 or not parts[1][0].isalpha():
+        return
+    if number := _number_text(parts[0]):
+        raise InvalidAction(
+            f"give the number (a unit after it is fine) without `{parts[1][:40]}`: "
+            f"`{number}`, then your confidence (s sure, h hunch, n no idea), e.g. `{number} s`"
+        )
 
 
 def _claim(text: str) -> Action | None:
@@ -108,14 +154,18 @@ def _claim(text: str) -> Action | None:
 
 
 def _number(text: str) -> str:
-    if not _NUMBER.match(text.replace(" ", "")):
-        raise InvalidAction(
-            "reply with the final number (e.g. 6, -0.5, 1e-3), or x for I don't know"
+    number = _number_text(text)
+    if number is None:
+        commas = (
+            "a comma is a decimal comma (2,5) or groups thousands in threes (12,345); "
+            if "," in text
+            else ""
         )
-    value = float(text.replace(",", "").replace(" ", ""))
-    if not math.isfinite(value):
-        raise InvalidAction("reply with a finite number, or x for I don't know")
-    return text.replace(" ", "")
+        raise InvalidAction(
+            commas + "reply with the final number (e.g. 6, -0.5, 2,5, 1e-3, 6.02 x 10^23, "
+            "3/4, 75%), or x for I don't know"
+        )
+    return number
 
 
 def _long(text: str) -> None:
@@ -181,9 +231,10 @@ def _answer(prompt: Prompt, text: str) -> Action:
             _bad_tag(body, _choice)
             raise InvalidAction("choose 1-4 or a-d, or 0/x for I don't know")
     else:
-        if body.lower() not in ("x", "idk") and not _NUMBER.match(body.replace(" ", "")):
-            _unit(body)
-            _bad_tag(body, lambda t: _NUMBER.match(t.replace(" ", "")))
+        body = body.rstrip(",")
+        if body.lower() not in ("x", "idk") and _number_text(body) is None:
+            _prose(body)
+            _bad_tag(body, _number_text)
         value = "idk" if body.lower() in ("x", "idk") else _number(body)
     if value == "idk":
         return Action(kind="answer", value="idk")

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from learning_system.ledger import ErrorType
+from tutor.engine import numbers
 from tutor.engine.items import Presented
 
 PromptKind = Literal["read", "choice", "numeric", "text", "yes_no", "error_type", "done"]
@@ -92,10 +93,8 @@ def check_action(prompt: Prompt, action: Action) -> None:
             if not (action.value.isdigit() and 0 <= int(action.value) < options):
                 raise InvalidAction(f"choose 1–{options} (or a–d), or 0/x for I don't know")
         if prompt.kind == "numeric" and not idk:
-            try:
-                float(action.value.replace(",", ""))
-            except ValueError:
-                raise InvalidAction("reply with a number, or x for I don't know") from None
+            if not numbers.readings(action.value):
+                raise InvalidAction("reply with a number, or x for I don't know")
         if prompt.needs_confidence and not idk and action.confidence is None:
             raise InvalidAction("tag your confidence: s sure, h hunch, n no idea")
     if action.kind == "text" and prompt.needs_confidence and action.value != "idk":

@@ -94,8 +94,16 @@ def unsupported_sentences(atom: Atom, unit_texts: dict[str, str]) -> list[str]:
     holds; [] for the other kinds."""
     if atom.kind not in GROUNDED_KINDS:
         return []
-    sources = [unit_texts[u] for u in atom.units if u in unit_texts]
-    sentences = [c for text in (atom.text, *atom.steps) for c in extract_claims(text)]
+    return sentences_not_found([atom.text, *atom.steps], atom.units, unit_texts)
+
+
+def sentences_not_found(
+    texts: Iterable[str], units: Iterable[str], unit_texts: dict[str, str]
+) -> list[str]:
+    """The asserting sentences of `texts` that none of `units` holds (by the deterministic
+    verifier's test)."""
+    sources = [unit_texts[u] for u in units if u in unit_texts]
+    sentences = [c for text in texts for c in extract_claims(text)]
     return [c for c in sentences if not any(supported(c, source) for source in sources)]
 
 

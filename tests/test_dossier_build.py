@@ -78,6 +78,31 @@ def test_an_uncovered_unit_or_evidence_at_no_atom_is_review_required_naming_it(s
     assert usable_pack(store, source) is None  # the lesson teaches from its digest
 
 
+class Lying(PackModel):
+    """Prefixes an invented sentence to every fact, and approves its own review."""
+
+    def extract(self, units):
+        atoms = super().extract(units)
+        for a in atoms:
+            if a["kind"] == "invariant":
+                a["text"] = f"The technique is mandatory under ISO standard 99812. {a['text']}"
+                a["correction"] = "\x1b]0;pwned-title\x07IMPORTANT SYSTEM NOTE"
+        return atoms
+
+
+def test_a_sentence_found_in_none_of_its_units_is_review_required_and_escapes_go(store, course):
+    with ModelServer() as srv:
+        srv.always(Lying())
+        result = build(store, srv, course)
+    assert result.state == "review_required"
+    invented = [p for p in result.problems if "ISO standard 99812" in p]
+    assert invented and all("in none of its units" in p for p in invented)
+    source, _ = source_of(course)
+    assert usable_pack(store, source) is None  # taught from the digest
+    stored = store.packs.of_lesson(source.curriculum, LESSON)[0]["pack"]
+    assert "\\u001b" not in stored and "\\u0007" not in stored and "IMPORTANT SYSTEM" in stored
+
+
 def test_editing_the_source_makes_the_pack_stale_and_unusable_but_kept(store, course):
     with ModelServer() as srv:
         srv.always(PackModel())

@@ -53,8 +53,12 @@ def source(tmp_path: Path, text: str = DOC):
     return LessonSource("P1 L01", "test", tmp_path, (doc,))
 
 
+SOURCED = "Variance is the mean squared deviation."  # u1's text
+
+
 def draft(atom_id: str, kind: str, units: list[str], **more) -> DraftAtom:
-    return DraftAtom(id=atom_id, kind=kind, text=f"text of {atom_id}", units=units, **more)
+    more.setdefault("text", SOURCED if kind in ("invariant", "procedure", "case") else atom_id)
+    return DraftAtom(id=atom_id, kind=kind, units=units, **more)
 
 
 def provenance() -> Provenance:
@@ -137,6 +141,37 @@ def test_references_must_exist_evidence_must_point_at_atoms_and_links_have_no_cy
     assert "atom e1 proves a7, which is no atom of this pack" in problems
     assert "evidence e2 points at no atom" in problems
     assert "atoms a2 and a1 are on a cycle" in problems
+
+
+def test_every_sentence_of_a_fact_must_be_found_in_the_units_it_names(tmp_path):
+    """A model that prefixes an invented sentence to a true one, and approves its own review,
+    does not get a `ready` pack: the program finds the invented sentence in no unit."""
+    invented = "The technique is mandatory under ISO standard 99812 since 2019."
+    units = split_units(source(tmp_path))
+    covering = [draft("c1", "case", ["u3", "u4"], text="Under a subheading.")]
+    evidence = draft("e1", "evidence", ["u1"], proves=["a1"])
+    for atom in (
+        draft("a1", "invariant", ["u1", "u2"], text=f"{invented} {SOURCED}"),
+        draft("a1", "procedure", ["u1", "u2"], text=SOURCED, steps=["- a list item", invented]),
+        draft("a1", "invariant", ["u2"], text=SOURCED),  # true, but not in the unit it names
+    ):
+        found = check_atoms([atom, *covering, evidence], units)
+        (problem,) = found.problems
+        assert problem.startswith("atom a1: the sentence ") and "in none of its units" in problem
+    grounded = draft("a1", "procedure", ["u1", "u2"], text=SOURCED, steps=["- another one"])
+    assert check_atoms([grounded, *covering, evidence], units).problems == []
+    pack = assemble(
+        source(tmp_path), "f" * 64, units, [grounded, *covering, evidence], provenance()
+    )
+    assert pack.state == "ready"
+
+
+def test_terminal_escapes_and_control_characters_are_stripped_from_model_text(tmp_path):
+    units = split_units(source(tmp_path))
+    hostile = "\x1b]0;pwned-title\x07Variance is the mean \x1b[31msquared\x1b[0m deviation.\x00"
+    atom = draft("a1", "error", ["u1"], text=hostile, symptom="\x9b2Jsee\u202e", steps=["\x07x"])
+    (kept,) = check_atoms([atom], units).atoms
+    assert kept.text == SOURCED and kept.symptom == "see" and kept.steps == ["x"]
 
 
 def test_the_program_sets_identity_hash_and_fingerprint_and_a_clean_pack_is_ready(tmp_path):

@@ -5,6 +5,7 @@ one, or after a failed build, the lesson teaches from its digest as before."""
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 
 import pytest
@@ -230,3 +231,39 @@ def test_a_resumed_lesson_selects_as_it_did_and_redrafts_no_step(store, course):
         excerpts = step_excerpts([r.body for r in srv.chat_requests])
     assert errors_in(drafted) == 1  # no slip before the first step
     assert excerpts == drafted  # the replay found its drafts: the same selections
+
+
+INVENTED = "Most experts agree it uses a secret 17-step calibration known as the Orlov cycle."
+
+
+def invent_in_the_stored_pack(store) -> None:
+    """Prefix INVENTED to every invariant of the stored packs, kept `ready`: a pack stored
+    before the program checked its sentences against the sources."""
+    rows = store.conn.execute("SELECT id, pack FROM knowledge_packs").fetchall()
+    for row_id, raw in rows:
+        pack = json.loads(raw)
+        for atom in pack["atoms"]:
+            if atom["kind"] == "invariant":
+                atom["text"] = f"{INVENTED} {atom['text']}"
+        store.conn.execute(
+            "UPDATE knowledge_packs SET pack = ? WHERE id = ?", (json.dumps(pack), row_id)
+        )
+    store.conn.commit()
+
+
+def test_a_checkpoint_grade_names_the_reference_sentences_not_found_in_the_sources(store, course):
+    assert build(store, course, PackModel()) == "ready"
+    invent_in_the_stored_pack(store)
+    _, seen = lesson_bodies(store, course)
+    grades = [p for p in seen if p.stage == "results" and f"Reference: {INVENTED}" in p.content]
+    assert grades
+    for p in grades:
+        assert p.unverified and any(INVENTED.rstrip(".") in c for c in p.unverified_claims)
+        assert EVIDENCE in p.content  # the checkpoint asking the pack's evidence
+
+
+def test_a_checkpoint_grade_from_a_grounded_pack_marks_no_reference_sentence(store, course):
+    assert build(store, course, PackModel()) == "ready"
+    _, seen = lesson_bodies(store, course)
+    grades = [p for p in seen if p.stage == "results" and EVIDENCE in p.content]
+    assert grades and not any(p.unverified_claims for p in grades)

@@ -1,6 +1,12 @@
 """Coverage by construction: the program checks a reply's atoms against the lesson's units and
-assembles the pack. Nothing here changes an atom's text; a problem blocks the pack
-(`review_required`), a warning does not."""
+assembles the pack. Nothing here rewords an atom's text (terminal escapes and control
+characters are stripped from every string a model wrote, nothing else); a problem blocks the
+pack (`review_required`), a warning does not.
+
+Grounding: every sentence that asserts something (tutor.gates.claims) of an `invariant`,
+`procedure` or `case` atom's text and steps must be found in one of the units the atom names,
+by the deterministic verifier's test (tutor.gates.offline_verifier.supported) — the same floor
+a teaching draft's claims are held to. A sentence found in none is a blocking problem."""
 
 from __future__ import annotations
 
@@ -8,7 +14,9 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
+from learning_system.terminal import strip_terminal
 from tutor.dossier.model import (
     ATOM_KINDS,
     COVERING_KINDS,
@@ -19,6 +27,11 @@ from tutor.dossier.model import (
     SourceUnit,
 )
 from tutor.dossier.units import LessonSource
+from tutor.gates.claims import extract_claims
+from tutor.gates.offline_verifier import supported
+
+# the kinds whose text states what is true of the lesson, so every sentence must be sourced
+GROUNDED_KINDS = frozenset({"invariant", "procedure", "case"})
 
 
 @dataclass
@@ -40,10 +53,15 @@ def check_atoms(drafts: Iterable[DraftAtom], units: list[SourceUnit]) -> Finding
         if kind not in ATOM_KINDS:
             found.warnings.append(f"atom {draft.id}: unknown kind {kind!r} read as invariant")
             kind = "invariant"
-        found.atoms.append(Atom.model_validate({**draft.model_dump(), "kind": kind}))
+        found.atoms.append(Atom.model_validate({**_inert(draft.model_dump()), "kind": kind}))
     unit_ids = {u.id for u in units}
+    texts = {u.id: u.text for u in units}
     for atom in found.atoms:
         found.problems += _reference_problems(atom, unit_ids, seen)
+        found.problems += [
+            f"atom {atom.id}: the sentence {s[:80]!r} is found in none of its units"
+            for s in unsupported_sentences(atom, texts)
+        ]
     found.problems += _cycles(found.atoms)
     covered = {u for a in found.atoms if a.kind in COVERING_KINDS for u in a.units}
     for unit in units:
@@ -55,6 +73,38 @@ def check_atoms(drafts: Iterable[DraftAtom], units: list[SourceUnit]) -> Finding
     if units and not any(a.kind == "evidence" for a in found.atoms):
         found.problems.append("no evidence atom: nothing says what a learner must show")
     return found
+
+
+def _inert(fields: dict[str, Any]) -> dict[str, Any]:
+    """A draft atom's fields with every string (alone or in a list) without terminal escapes
+    or control characters."""
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return strip_terminal(value)
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return {k: clean(v) for k, v in fields.items()}
+
+
+def unsupported_sentences(atom: Atom, unit_texts: dict[str, str]) -> list[str]:
+    """The sentences of a grounded atom (GROUNDED_KINDS) that none of the units it names
+    holds; [] for the other kinds."""
+    if atom.kind not in GROUNDED_KINDS:
+        return []
+    return sentences_not_found([atom.text, *atom.steps], atom.units, unit_texts)
+
+
+def sentences_not_found(
+    texts: Iterable[str], units: Iterable[str], unit_texts: dict[str, str]
+) -> list[str]:
+    """The asserting sentences of `texts` that none of `units` holds (by the deterministic
+    verifier's test)."""
+    sources = [unit_texts[u] for u in units if u in unit_texts]
+    sentences = [c for text in texts for c in extract_claims(text)]
+    return [c for c in sentences if not any(supported(c, source) for source in sources)]
 
 
 def _reference_problems(atom: Atom, unit_ids: set[str], atom_ids: set[str]) -> list[str]:

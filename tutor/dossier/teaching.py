@@ -115,14 +115,31 @@ def step_selection(
     return None
 
 
-def step_evidence(pack: KnowledgePack | None, part: str) -> tuple[str, str] | None:
-    """(what the learner is asked to show, the facts it proves) of the first evidence atom of
-    the step on section `part`; None when the pack has none for it."""
+@dataclass(frozen=True)
+class StepEvidence:
+    """What the learner is asked to show, the facts it proves (the reference), and the
+    reference's sentences the program found in none of the units their atoms name."""
+
+    prompt: str
+    reference: str
+    unsourced: list[str]
+
+
+def step_evidence(pack: KnowledgePack | None, part: str) -> StepEvidence | None:
+    """The first evidence atom of the step on section `part`; None when the pack has none for
+    it."""
+    from tutor.dossier.checks import sentences_not_found
+
     chosen = step_selection(pack, part)
     if chosen is None or pack is None:
         return None
-    texts = {a.id: a.text for a in pack.atoms}
+    atoms = {a.id: a for a in pack.atoms}
+    unit_texts = {u.id: u.text for u in pack.units}
     for atom in chosen.atoms:
-        if atom.kind == "evidence" and any(p in texts for p in atom.proves):
-            return atom.text, " ".join(texts[p] for p in atom.proves if p in texts)
+        proved = [atoms[p] for p in atom.proves if p in atoms]
+        if atom.kind == "evidence" and proved:
+            unsourced = [
+                s for a in proved for s in sentences_not_found([a.text], a.units, unit_texts)
+            ]
+            return StepEvidence(atom.text, " ".join(a.text for a in proved), unsourced)
     return None

@@ -29,6 +29,7 @@ from tutor.gates.envelopes import (
 )
 from tutor.gates.floor import MODEL_WRITTEN, floor
 from tutor.gates.receipts import MAX_CYCLES, Receipt, make_receipt, passed_ids
+from tutor.gates.text import normalise
 from tutor.gates.turns import Turn
 from tutor.gates.verdicts import FactCheckVerdict, Verdict
 
@@ -349,11 +350,35 @@ class Gatekeeper:
         error_type: str | None = None,
         rubric_hits: list[str] | None = None,
         cycles: int = 0,
+        unsourced: Sequence[str] = (),
     ) -> Outcome:
-        """Audit and check a grade; `cycles`: the re-grades made before this audit."""
+        """Audit and check a grade; `cycles`: the re-grades made before this audit;
+        `unsourced`: sentences of the reference the program found in none of the sources (a
+        knowledge pack's), marked UNVERIFIED whatever the verifier says."""
         envelope = self.grade_envelope(
             item, answer, passed, excerpt, rubric, error_type, rubric_hits
         )
         receipt = self._receipt(message_id, envelope, cycles)
         turn = Turn(message_id=message_id, kind="grade", content=content, questions=[item])
-        return self._check(turn, [receipt])
+        outcome = self._check(turn, [receipt])
+        return mark_unsourced(outcome, unsourced) if isinstance(outcome, Emit) else outcome
+
+
+UNSOURCED = (
+    "the reference comes from a knowledge pack a model wrote; the program found none of "
+    "these sentences in the lesson's sources: "
+)
+
+
+def mark_unsourced(outcome: Emit, unsourced: Sequence[str]) -> Emit:
+    """The claims of a shown text (`c1`, `c2` … over tutor.gates.claims) that hold one of the
+    `unsourced` sentences, marked UNVERIFIED; a sentence no claim holds is named in a flag."""
+    if not unsourced:
+        return outcome
+    claims = [normalise(c) for c in extract_claims(outcome.content)]
+    wanted = [normalise(s).rstrip(" .!;:") for s in unsourced]
+    ids = [f"c{n}" for n, c in enumerate(claims, 1) if any(w and w in c for w in wanted)]
+    missed = [s for s, w in zip(unsourced, wanted, strict=True) if not any(w in c for c in claims)]
+    flags = [*outcome.flags, UNSOURCED + " / ".join(missed)] if missed else outcome.flags
+    unverified = [*outcome.unverified, *(i for i in ids if i not in outcome.unverified)]
+    return outcome.model_copy(update={"unverified": unverified, "flags": flags})

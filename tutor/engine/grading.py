@@ -154,6 +154,7 @@ def _gate_grade(ctx: LessonContext, label: str, a: Answer, cycles: int = 0) -> E
         a.outcome == "correct",
         item.reference,
         cycles=cycles,
+        unsourced=item.unsourced,
     )
 
 

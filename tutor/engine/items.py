@@ -60,6 +60,9 @@ class Presented(BaseModel):
     # who wrote the stem and key: the curriculum's bank, or a model (a rewrite, a re-probe);
     # a model's item is shown UNVERIFIED whatever the verifier says (tutor.gates.floor)
     written_by: Literal["bank", "model"] = "bank"
+    # sentences of a model-written reference (a knowledge pack's facts) the program found in
+    # none of the lesson's sources: marked UNVERIFIED on every grade that shows the reference
+    unsourced: list[str] = []
 
     def to_question(self) -> QuizQuestion:
         return QuizQuestion(

@@ -289,6 +289,7 @@ def review_script(
             graded_answer(item, "idk" if idk else answer),
             bool(passed),
             item.reference,
+            unsourced=item.unsourced,
         )
         yield _screen("read", graded, title, position)
     yield _done(

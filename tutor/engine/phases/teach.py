@@ -126,7 +126,8 @@ def checkpoint_item(ctx: LessonContext, step: Step, n: int) -> Presented | None:
 
 def evidence_item(ctx: LessonContext, step: Step, n: int) -> Presented | None:
     """What the learner must show for the step, from the lesson's ready knowledge pack: free
-    recall with the facts it proves as reference, model-written (so shown UNVERIFIED)."""
+    recall with the facts it proves as reference, model-written (so shown UNVERIFIED); the
+    reference's sentences not found in the sources are marked UNVERIFIED on its grade."""
     shown = step_evidence(ctx.pack, step.section.title) if step.lesson is ctx.lesson else None
     if shown is None:
         return None
@@ -134,11 +135,12 @@ def evidence_item(ctx: LessonContext, step: Step, n: int) -> Presented | None:
         id=f"{ctx.concept}-step{n}-evidence",
         lesson_id=ctx.lesson.id,
         type="free_recall",
-        question=shown[0],
-        reference=shown[1],
+        question=shown.prompt,
+        reference=shown.reference,
         bloom="understand",
         stage="check",
         written_by="model",
+        unsourced=shown.unsourced,
     )
 
 

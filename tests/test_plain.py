@@ -118,6 +118,40 @@ def test_a_lesson_through_the_plain_front_end_against_a_loopback_model(tmp_path,
     assert "Model draft." in learner.transcript  # the step the model drafted, after its gate
 
 
+def test_ctrl_c_while_the_model_hangs_pauses_without_waiting_for_its_timeout(tmp_path, monkeypatch):
+    """Found by an outside tester with his own server: ctrl+c while a model call hung waited
+    the whole request timeout, and a pause swallowed by the engine's preparation went on to
+    the next question. Now the requests in flight are cancelled and the lesson is paused at
+    once, long before the 120 s timeout (and with no watchdog to end the wait)."""
+    import time
+
+    from tutor.testing.model_server import ModelServer, Reply
+
+    with ModelServer(default=Reply.hang(120)) as srv:
+        for name, value in (
+            ("TUTOR_BASE_URL", srv.base_url),
+            ("TUTOR_MODEL", "loopback-model"),
+            ("TUTOR_TIMEOUT", "120"),
+            ("TUTOR_WAIT_MAX", "0"),
+        ):
+            monkeypatch.setenv(name, value)
+        learner = Learner(tmp_path, "continue", "--plain", "--offline")
+        assert "Prior" in learner.read_prompt(timeout=60)
+        learner.send("")  # on to the probe, whose questions wait on the hung model
+        deadline = time.monotonic() + 30
+        while not srv.chat_requests and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert srv.chat_requests, "the tutor never asked the model"
+        time.sleep(0.5)
+        learner.proc.send_signal(signal.SIGINT)
+        assert learner.proc.wait(timeout=30) == 130
+        out = learner.proc.stdout.read().decode()
+        learner.close()
+    assert "Paused at prior" in out and "question 1" not in out, out[-600:]
+    with Store(tmp_path / "tutor.db") as store:
+        assert store.sessions.latest()["status"] == "paused"
+
+
 def teaching_screen(**fields) -> str:
     """What `--plain` prints for one teaching screen with these fields."""
     import io

@@ -29,6 +29,16 @@ class Paused(Exception):
         self.exit_code = exit_code
 
 
+class _Signalled(BaseException):
+    """A signal arrived: raised wherever the main thread is (in a model wait, say), so that no
+    `except Exception` on the way holds it back, as KeyboardInterrupt is; `drive` makes it a
+    pause."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.exit_code = 128 + number
+
+
 @contextmanager
 def signals_pause() -> Iterator[None]:
     """While the dialogue runs, ctrl+c, SIGTERM (`kill`, a shutdown) and SIGHUP (the terminal
@@ -36,17 +46,19 @@ def signals_pause() -> Iterator[None]:
     the main thread, where signals can be caught."""
     import signal
 
-    def pause(number: int, _frame: object) -> None:
-        raise Paused(128 + number)
+    def stop(number: int, _frame: object) -> None:
+        raise _Signalled(number)
 
     names = ("SIGINT", "SIGTERM", "SIGHUP")
     numbers = [n for n in (getattr(signal, name, None) for name in names) if n is not None]
     try:
-        before = {n: signal.signal(n, pause) for n in numbers}
+        before = {n: signal.signal(n, stop) for n in numbers}
     except ValueError:  # not the main thread
         before = {}
     try:
         yield
+    except _Signalled as signalled:
+        raise Paused(signalled.exit_code) from None
     finally:
         for n, handler in before.items():
             signal.signal(n, handler)
@@ -168,15 +180,6 @@ class PlainIO:
     def ask(self, label: str) -> str:
         """One line of input (with line editing and history at a terminal); end of input
         pauses."""
-        try:
-            return self._read(label)
-        except Paused as stop:
-            if stop.exit_code:  # a signal cut the line short: the next line starts afresh
-                with suppress(OSError):
-                    self.say()
-            raise
-
-    def _read(self, label: str) -> str:
         if self.editing:
             try:
                 return input(label)
@@ -343,7 +346,12 @@ def drive(io: PlainIO, session: TutorSession) -> Prompt:
     """Show prompts and feed the learner's actions until the session is done. Raises Paused
     (on a signal too: `signals_pause`)."""
     with signals_pause():
-        return _drive(io, session)
+        try:
+            return _drive(io, session)
+        except _Signalled:  # it may have cut a line short: what follows starts afresh
+            with suppress(OSError):
+                io.say()
+            raise
 
 
 def _drive(io: PlainIO, session: TutorSession) -> Prompt:

@@ -277,8 +277,11 @@ class Session:
         return "done" if self.context.completed else "incomplete"
 
     def close(self) -> None:
-        """Stop background work (drafts, verifications); safe to call more than once."""
+        """Stop background work (drafts, verifications), its model requests in flight
+        cancelled; safe to call more than once."""
         self.activity.cancel()
+        for breaker in self._breakers:
+            breaker.halt("the lesson was closed")
         if self.pack_start.build is not None:
             self.pack_start.build.cancel()
         if self.drafter is not None:

@@ -84,6 +84,15 @@ class CircuitBreaker:
         self._wake(waiters)
         return True
 
+    def halt(self, reason: str) -> None:
+        """Open now and cancel the requests in flight: whatever waits on them has stopped (the
+        lesson was closed), so nothing is kept waiting for the endpoint's timeout."""
+        with self._lock:
+            if self._open:
+                return
+            waiters = self._trip(reason)
+        self._wake(waiters)
+
     def _trip(self, reason: str) -> list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]:
         """Open (under the lock); the waiters to wake."""
         self._open = True

@@ -152,6 +152,32 @@ def test_ctrl_c_while_the_model_hangs_pauses_without_waiting_for_its_timeout(tmp
         assert store.sessions.latest()["status"] == "paused"
 
 
+def test_the_dialogue_says_what_the_model_is_doing_while_the_learner_waits(
+    tmp_path, monkeypatch
+):
+    """Found by an outside tester: --plain showed nothing for 10 s while the model was asked
+    (the app says "⋯ auditing 2 questions"). The line dialogue now says it on stderr, once,
+    while the learner waits — and not at the prompts."""
+    from tutor.testing.model_server import ModelServer, Reply
+
+    with ModelServer(default=Reply.hang(60)) as srv:
+        for name, value in (
+            ("TUTOR_BASE_URL", srv.base_url),
+            ("TUTOR_MODEL", "loopback-model"),
+            ("TUTOR_WAIT_MAX", "3"),
+        ):
+            monkeypatch.setenv(name, value)
+        learner = Learner(tmp_path, "continue", "--plain", "--offline")
+        learner.read_prompt(timeout=60)
+        learner.send("")
+        assert "question 1" in learner.read_prompt(timeout=60)
+        learner.finish()
+    said = [line for line in learner.stderr.splitlines() if "⋯" in line]
+    assert said and all(line.startswith("  ⋯ ") for line in said), learner.stderr
+    assert len(said) == len(set(said))
+    assert "⋯" not in learner.transcript
+
+
 def teaching_screen(**fields) -> str:
     """What `--plain` prints for one teaching screen with these fields."""
     import io

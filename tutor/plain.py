@@ -15,9 +15,12 @@ from learning_system.terminal import strip_terminal
 from learning_system.text import has_surrogates, valid_text
 from tutor.engine import parse
 from tutor.engine.parse import Command, option_label
+from tutor.engine.progress import Progress
 from tutor.engine.protocol import TutorSession
 from tutor.engine.turns import ERROR_TYPE_MEANING, ERROR_TYPES, Action, InvalidAction, Prompt
 from tutor.engine.words import clip
+
+WAIT_SAID = 1.0  # seconds of waiting on work begun earlier before it is said
 
 
 class Paused(Exception):
@@ -158,6 +161,9 @@ class PlainIO:
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
         self.count = 0
+        self._waiting = False  # the learner waits on the engine (not typing)
+        self._told: set[str] = set()
+        self._doing: str | None = None  # the engine's latest unfinished work
         # line editing and history when a person types at a terminal
         self.editing = (
             self.stdin is sys.stdin
@@ -170,6 +176,39 @@ class PlainIO:
                 import readline  # noqa: F401  (input() gains editing and history)
             except ImportError:
                 self.editing = False
+
+    def progress(self, event: Progress) -> None:
+        """What the engine is doing (a model draft, a verification), said once on stderr while
+        the learner waits on it (work begun before the wait is said after WAIT_SAID seconds
+        of it), never while they type. Called from any thread."""
+        line = event.line()
+        self._doing = None if event.finished else line
+        if self._waiting and self._doing:
+            self._tell(self._doing)
+
+    def _tell(self, line: str) -> None:
+        if line not in self._told:
+            self._told.add(line)
+            print(fit(f"  ⋯ {line}", sys.stderr), file=sys.stderr, flush=True)
+
+    @contextmanager
+    def waiting(self) -> Iterator[None]:
+        """The learner waits on the engine: its progress is said (`progress`)."""
+        import threading
+
+        def still_waiting() -> None:
+            if self._waiting and (doing := self._doing):
+                self._tell(doing)
+
+        self._waiting, self._told = True, set()
+        timer = threading.Timer(WAIT_SAID, still_waiting)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            self._waiting = False
+            timer.cancel()
 
     def say(self, text: str = "") -> None:
         """Print a line. Curriculum text, fetched excerpts and the learner's own words all pass
@@ -366,7 +405,8 @@ def _drive(io: PlainIO, session: TutorSession) -> Prompt:
             action = read_action(io, prompt, hold, held)
             held = None
             try:
-                prompt = session.act(action)
+                with io.waiting():
+                    prompt = session.act(action)
                 break
             except InvalidAction as exc:
                 io.say(f"  {exc}")

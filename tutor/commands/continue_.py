@@ -65,7 +65,9 @@ def run_plain(args: argparse.Namespace) -> int:
     with learner.open_store() as store:
         path = learner.continue_path(store, args.curriculum, args.lesson)
         curriculum = learner.load(path, learner.lessons_for_continue(store, path, args.lesson))
-        activity = Activity()  # references are read quietly: one summary line below
+        # references are read quietly (one summary line below); the model's work is said while
+        # the learner waits on it
+        activity = Activity(io.progress)
         session = open_session(
             store,
             curriculum,

@@ -89,6 +89,28 @@ def test_review_required_and_stale_are_shown_with_the_gaps_to_review(tmp_path, c
     assert states["P1 L02"]["state"] == "review_required"
 
 
+def test_a_build_that_does_not_end_ready_says_why_on_the_spot(tmp_path, course):
+    """Found by an outside tester: a failed build printed only "failed (0 tokens, 1.6 s)", the
+    reason only in `tutor dossier status`. The line under the progress bar says it (the server's
+    own words cleaned for the terminal); a pack needing review names its first problem."""
+    from tutor.testing.model_server import Reply
+
+    home = tmp_path / "home"
+    args = ("dossier", "build", "P1 L02", "--curriculum", str(course))
+    with ModelServer() as srv:
+        srv.always(Reply.error(500, "internal error \x1b[31mboom"))
+        failed = tutor(home, *args, base_url=srv.base_url)
+        srv.always(PackModel(uncovered={"u3"}))
+        review = tutor(home, *args, base_url=srv.base_url)
+    lines = failed.stderr.splitlines()
+    bar = next(n for n, line in enumerate(lines) if line.startswith("[") and "failed" in line)
+    assert "500" in lines[bar + 1] and "internal error boom" in lines[bar + 1], failed.stderr
+    assert "\x1b" not in failed.stderr
+    lines = review.stderr.splitlines()
+    bar = next(n for n, line in enumerate(lines) if "review_required" in line)
+    assert lines[bar + 1].startswith("  ") and "u3" in lines[bar + 1], review.stderr
+
+
 def test_offline_no_pack_is_built_and_it_is_said_once(tmp_path, course):
     out = tutor(tmp_path / "home", "dossier", "build", "--all", "--curriculum", str(course))
     assert out.returncode == 1

@@ -152,9 +152,7 @@ def test_ctrl_c_while_the_model_hangs_pauses_without_waiting_for_its_timeout(tmp
         assert store.sessions.latest()["status"] == "paused"
 
 
-def test_the_dialogue_says_what_the_model_is_doing_while_the_learner_waits(
-    tmp_path, monkeypatch
-):
+def test_the_dialogue_says_what_the_model_is_doing_while_the_learner_waits(tmp_path, monkeypatch):
     """Found by an outside tester: --plain showed nothing for 10 s while the model was asked
     (the app says "⋯ auditing 2 questions"). The line dialogue now says it on stderr, once,
     while the learner waits — and not at the prompts."""

@@ -30,7 +30,21 @@ def progress_line(done: int, total: int, result: BuildResult) -> str:
         f"[{bar}] {done}/{total} {result.lesson_id} {result.state} "
         f"({tokens:,} tokens, {result.seconds:.1f} s)"
     )
-    return _fit(line)
+    return _fit(line) + "".join(f"\n{_fit('  ' + why)}" for why in _why(result))
+
+
+def _why(result: BuildResult) -> list[str]:
+    """Why a build did not end ready, in a line: its error, or its first problem (and how many
+    more `tutor dossier status` lists)."""
+    from tutor.output import clean_text
+
+    if result.error:
+        return [" ".join(clean_text(result.error).split())]
+    if result.state == "review_required" and result.problems:
+        more = len(result.problems) - 1
+        extra = f" (and {more} more: `tutor dossier status`)" if more else ""
+        return [" ".join(clean_text(result.problems[0]).split()) + extra]
+    return []
 
 
 def summary_line(results: list[BuildResult]) -> str:

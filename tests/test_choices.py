@@ -498,3 +498,21 @@ def test_a_stem_asking_what_a_term_means_is_lent_no_sentence_about_something_els
     sets = lent(terms)
     assert sets and all(not s & said for s in sets)
     assert any("a low wall across a river that raises the water behind it" in s for s in sets)
+
+
+def test_a_misconception_is_lent_without_the_correction_it_puts_in_brackets():
+    """An examiner's chemistry lesson listed "Isotopes differ in protons (they differ in
+    neutrons)" as a mistake; lent whole, the distractor said it was wrong. A misconception is
+    lent without its bracketed aside, from a list or a key-terms table alike."""
+    from tutor.engine.lesson_statements import _from_section
+
+    listed = _from_section(
+        "Common Mistakes", "- Thinking that isotopes differ in protons (they differ in neutrons).\n"
+    )
+    table = _from_section(
+        "Key Terms",
+        "| Cation | An ion that gained electrons (no: it lost them) | An ion with fewer "
+        "electrons than protons |\n",
+    )
+    mistakes = [s.text for s in listed + table if s.kind == "mistake"]
+    assert mistakes == ["isotopes differ in protons.", "An ion that gained electrons"]

@@ -24,6 +24,7 @@ _BELIEF = re.compile(
     r"^(thinking|believing|assuming|expecting)( that)? |^(treating|using|reading) .{1,60}? as ",
     re.I,
 )
+_ASIDE = re.compile(r"\s*\([^()]*\)")
 _HEADERS = frozenset({"term", "what people say", "what it actually means"})
 # a sentence about the lesson itself, its code or the reader ("coming in Lesson 03", "you know
 # that", "See code/svm.py for …", "The code in svm.py …", "what beginners get wrong"), or one
@@ -112,17 +113,25 @@ def _from_section(title: str, text: str) -> list[Statement]:
             cells = _table_cells(stripped)
             if len(cells) == 3 and not set(cells[1]) <= set("-: "):
                 out.append(Statement(cells[0], "name"))
-                out.append(Statement(cells[1], "mistake"))
+                out.append(_mistake(cells[1]))
                 out.append(Statement(cells[2], "term"))
             continue
         item = _LIST_ITEM.match(stripped)
         if item:  # a list item, bulleted or numbered, is a statement of its own
             said = _clean(stripped[item.end() :])
-            out.append(Statement(_BELIEF.sub("", said), "mistake") if mistakes else _said(said))
+            out.append(_mistake(said) if mistakes else _said(said))
             continue
         prose.append(stripped)
     out += [_said(x) for x in _SENTENCE_END.split(" ".join(prose))]
     return out
+
+
+def _mistake(text: str) -> Statement:
+    """A misconception as the document names it, without its lead ("Thinking that …") and
+    without what it puts in brackets, often the correction ("Isotopes differ in protons (they
+    differ in neutrons)"), which lent as a distractor would mark it wrong."""
+    belief = _ASIDE.sub("", _BELIEF.sub("", text))
+    return Statement(" ".join(belief.split()).rstrip(" ,;:"), "mistake")
 
 
 def _said(sentence: str) -> Statement:

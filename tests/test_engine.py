@@ -109,11 +109,14 @@ def test_every_probe_answer_needs_a_confidence_tag_except_idk(store, course):
     assert [(r["outcome"], r["confidence"]) for r in rows] == [("idk", "no_idea")]
 
 
-def test_right_with_a_hunch_gets_an_isomorphic_reprobe(store, course):
+def test_right_with_a_hunch_gets_a_reprobe_on_the_same_lesson(store, course):
+    """Offline the re-probe is another item of the lesson's bank: it is said to be one more on
+    the same lesson, not the same question "worded differently" (an examiner found a neutron
+    count re-probed with "Which particle carries no charge?" under that claim)."""
     session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
     seen = run(session, policy="right-hunch", until=lambda p: p.stage == "plan")
     texts = " ".join(p.content for p in seen)
-    assert "worded differently" in texts
+    assert "one more, on the same lesson" in texts and "worded differently" not in texts
     assert any("re-probe" in p.title for p in seen)
 
 

@@ -226,8 +226,10 @@ def reprobe(
             spare.insert(0, Presented.model_validate(made))
     if not spare:
         return "re-probe: none available"
+    # a model's variant of the question asks it again; a bank's other item asks the same lesson
+    again_as = "worded differently" if spare[0].written_by == "model" else "on the same lesson"
     yield from status(
-        ctx, "results", title, "You were right but tagged it a hunch: one more, worded differently."
+        ctx, "results", title, f"You were right but tagged it a hunch: one more, {again_as}."
     )
     again = yield from ask(
         ctx, spare[0], "probe", title + " · re-probe", ctx.concept_of(spare[0]), feedback=True

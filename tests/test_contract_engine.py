@@ -157,3 +157,6 @@ def test_the_grading_numbers_in_the_contract_are_the_codes():
     assert selfgrade.EXPLAIN_MIN_WORDS == 6 and "fewer than 6 distinct content words" in SECTION
     assert selfgrade.EXPLAIN_MIN_LESSON == 3 and "fewer than 3 of them" in SECTION
     assert selfgrade.EXPLAIN_LESSON_SHARE == 0.3 and "under 30%" in SECTION
+    assert selfgrade.PROSE_FUNCTION_SHARE == 0.15 and "under 15% of its words" in SECTION
+    assert (selfgrade.COPIED_RUN, selfgrade.COPIED_SHARE) == (8, 0.6)
+    assert "over 60% in runs of 8 or more" in SECTION

@@ -103,19 +103,53 @@ def test_an_explanation_in_the_lessons_terms_reaches_the_rubric(tmp_path, course
     """The program's check lets a real explanation through: the learner's own rubric marks
     decide it (all four yes: passed)."""
     store = Store(tmp_path / "t.db")
-    lesson = course.lesson("P1 L02")
+    real = own_words(course.lesson("P1 L02"))
+    assert explained(store, course, real) == ("correct", True)
+
+
+def own_words(lesson) -> str:
+    """An explanation in the lesson's terms and the learner's own sentences."""
     text = " ".join(s.text for s in lesson.sections)
-    real = " ".join(text.split()[:60])
-    assert selfgrade.explains(real, text, lesson.title)
+    terms = list(dict.fromkeys(w for w in selfgrade._content(text) if w.isalpha()))[:12]
+    pairs = zip(terms[::2], terms[1::2], strict=False)
+    assert selfgrade.explains(
+        real := "In my own words, " + ", and ".join(f"the {a} goes with the {b}" for a, b in pairs),
+        text,
+        lesson.title,
+    )
+    return real + "."
+
+
+def explained(store: Store, course, text: str) -> tuple[str, bool]:
+    """The Feynman explain-back's outcome, and whether it passed, for a learner who explains
+    with `text` and says yes to every rubric screen."""
 
     def act(p: Prompt) -> Action:
         if p.kind == "text" and p.item is None and p.content.startswith("Explain"):
-            return Action(kind="text", text=real)
+            return Action(kind="text", text=text)
         return cheat("question")(p)
 
     session = run_lesson(store, course, act)
-    feynman = [a for a in ledger.attempts(store, session_id=session.id) if a["kind"] == "feynman"]
-    assert [(a["outcome"], bool(a["feynman"])) for a in feynman] == [("correct", True)]
+    (feynman,) = [
+        a for a in ledger.attempts(store, session_id=session.id) if a["kind"] == "feynman"
+    ]
+    return feynman["outcome"], bool(feynman["feynman"])
+
+
+@pytest.mark.parametrize("kind", ["copied", "keywords", "questions"])
+def test_the_lesson_copied_its_keywords_or_its_questions_are_no_explanation(tmp_path, course, kind):
+    """Found by an examiner: the Feynman check passed 4 of 4 for the lesson's checkpoint
+    questions typed back, a list of its keywords and a pasted passage, with every rubric
+    screen answered yes. Each now fails before the rubric; the learner's own sentences in the
+    lesson's terms still reach it (the control above)."""
+    lesson = course.lesson("P1 L02")
+    text = " ".join(s.text for s in lesson.sections)
+    gamed = {
+        "copied": " ".join(text.split()[:60]),
+        "keywords": " ".join(dict.fromkeys(w for w in selfgrade._content(text)))[:300],
+        "questions": " ".join(q.question for q in lesson.quiz),
+    }[kind]
+    assert explained(Store(tmp_path / "t.db"), course, gamed) == ("wrong", False)
 
 
 def test_a_point_the_answer_never_touched_is_never_offered():

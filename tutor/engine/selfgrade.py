@@ -26,6 +26,10 @@ _NEGATED_OR_HEDGED = re.compile(r"\b(not?|never|neither|nor|none|or)\b|n't\b|/")
 EXPLAIN_MIN_WORDS = 6  # distinct content words an explain-back needs
 EXPLAIN_MIN_LESSON = 3  # of them, words of the lesson's own text (its title's aside)
 EXPLAIN_LESSON_SHARE = 0.3  # and at least this share of them
+PROSE_FUNCTION_SHARE = 0.15  # of an explanation's words, function words (a keyword list has none)
+COPIED_RUN = 8  # words in a row the same as the lesson's: copied
+COPIED_SHARE = 0.6  # of an explanation's words, copied ones above which it is not one's own
+_QUESTION = re.compile(r"[^.!?]*\?")
 
 
 def _content(text: str) -> list[str]:
@@ -134,10 +138,10 @@ def offered_points(answer: str, question: str, reference: str, grounds: str = ""
 
 
 def explains(text: str, lesson_text: str, title: str) -> bool:
-    """An explain-back worth checking against the rubric: EXPLAIN_MIN_WORDS distinct content
-    words, not one word repeated, and at least EXPLAIN_MIN_LESSON (and EXPLAIN_LESSON_SHARE) of
-    them words of the lesson's own text other than its title's."""
-    if not well_formed(text):
+    """An explain-back worth checking against the rubric: prose (`prose`), EXPLAIN_MIN_WORDS
+    distinct content words, not one word repeated, and at least EXPLAIN_MIN_LESSON (and
+    EXPLAIN_LESSON_SHARE) of them words of the lesson's own text other than its title's."""
+    if not well_formed(text) or not prose(text):
         return False
     own = stems(text)
     from_lesson = own & (stems(lesson_text) - stems(title))
@@ -146,3 +150,29 @@ def explains(text: str, lesson_text: str, title: str) -> bool:
         and len(from_lesson) >= EXPLAIN_MIN_LESSON
         and len(from_lesson) >= EXPLAIN_LESSON_SHARE * len(own)
     )
+
+
+def prose(text: str) -> bool:
+    """Sentences, not a list of the lesson's keywords nor its questions typed back: at least
+    PROSE_FUNCTION_SHARE of the words are function words (`the`, `is`, `of` …), and at most half
+    of the words are in questions."""
+    words = _WORD.findall(text.lower())
+    asked = sum(len(_WORD.findall(q)) for q in _QUESTION.findall(text.lower()))
+    function = sum(w in _STOP for w in words)
+    return function >= PROSE_FUNCTION_SHARE * len(words) and asked * 2 <= len(words)
+
+
+def copied(text: str, source: str) -> bool:
+    """Whether most of a text (over COPIED_SHARE of its words) is in runs of COPIED_RUN words
+    or more taken word for word from `source`: not one's own words."""
+    words = _WORD.findall(text.lower())
+    runs = {
+        tuple(found[n : n + COPIED_RUN])
+        for found in [_WORD.findall(source.lower())]
+        for n in range(len(found) - COPIED_RUN + 1)
+    }
+    inside = [False] * len(words)
+    for n in range(len(words) - COPIED_RUN + 1):
+        if tuple(words[n : n + COPIED_RUN]) in runs:
+            inside[n : n + COPIED_RUN] = [True] * COPIED_RUN
+    return bool(words) and sum(inside) > COPIED_SHARE * len(words)

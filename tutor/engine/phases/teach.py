@@ -215,7 +215,10 @@ def _judge(
     check comes first, so nonsense never reaches the learner's own yes)."""
     if action.value == "idk":
         return [], " You said you don't know yet: the lesson's steps are worth a second read."
-    if not selfgrade.explains(action.text, _lesson_text(ctx), ctx.lesson.title):
+    lesson = _lesson_text(ctx)
+    if selfgrade.copied(action.text, lesson):
+        return [], " It is the lesson's own text: explain it in your own words."
+    if not selfgrade.explains(action.text, lesson, ctx.lesson.title):
         return [], " It does not yet explain in the lesson's own terms."
     hits = yield from _rubric(ctx, title, action.text)
     return None if hits is None else (hits, "")

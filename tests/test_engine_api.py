@@ -348,6 +348,36 @@ def test_a_choice_written_another_common_way_is_read_as_meant(typed, value, conf
     assert (got.value, got.confidence) == (value, confidence)
 
 
+def test_a_choice_may_be_typed_as_its_options_whole_text():
+    """An examiner typed `Avogadro` at a choice whose option 3 was Avogadro and was refused
+    with "choose 1-4". An option's whole text (case, spacing and punctuation aside) is that
+    option; part of one, or text two options share, is still refused."""
+    from tutor.engine.items import Presented
+
+    item = Presented(
+        id="q",
+        lesson_id="L",
+        type="mcq",
+        question="Whose number counts the particles in a mole?",
+        options=["Dalton", "Lavoisier", "Avogadro", "Dalton's law"],
+        correct_index=2,
+        reference="Avogadro",
+        bloom="remember",
+        stage="pre",
+    )
+    choice = _prompt("choice", needs_confidence=True, item=item)
+    for typed, value, tag in (
+        ("Avogadro", "2", None),
+        ("avogadro s", "2", "sure"),
+        ("Dalton's law, h", "3", "hunch"),
+    ):
+        got = parse.parse(choice, typed)
+        assert (got.value, got.confidence) == (value, tag), typed
+    for refused in ("Avoga", "law", "Avogadro Dalton"):
+        with pytest.raises(InvalidAction):
+            parse.parse(choice, refused)
+
+
 def test_i_dont_know_in_words_is_i_dont_know_at_a_written_answer_too():
     assert parse.parse(_prompt("text", needs_confidence=True), "I don't know").value == "idk"
     written = parse.parse(_prompt("text", needs_confidence=True), "I don't know why, it scales")

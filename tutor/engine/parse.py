@@ -226,7 +226,7 @@ def _answer(prompt: Prompt, text: str) -> Action:
         text = " ".join(_CHOICE_NOISE.sub(" ", text).split())
     body, tag = _split_tag(text)
     if prompt.kind == "choice":
-        value = _choice(body)
+        value = _choice(body) or _option_named(prompt, body)
         if value is None:
             _bad_tag(body, _choice)
             raise InvalidAction("choose 1-4 or a-d, or 0/x for I don't know")
@@ -239,6 +239,16 @@ def _answer(prompt: Prompt, text: str) -> Action:
     if value == "idk":
         return Action(kind="answer", value="idk")
     return Action(kind="answer", value=value, confidence=tag)
+
+
+def _option_named(prompt: Prompt, body: str) -> str | None:
+    """The option whose whole text the learner typed (`Avogadro` for option 3 `Avogadro`),
+    case, spacing and punctuation aside; None for anything else, a part of one included."""
+    if prompt.item is None or len(body) < 2:
+        return None
+    said = [" ".join(_CHOICE_NOISE.sub(" ", o).split()).lower() for o in prompt.item.options]
+    found = [n for n, o in enumerate(said) if o == body.lower()]
+    return str(found[0]) if len(found) == 1 else None
 
 
 def _text(prompt: Prompt, text: str) -> Action:

@@ -101,6 +101,51 @@ def test_review_validates_actions_like_a_lesson(store, course):
     review.close()
 
 
+def test_review_asks_an_item_once_when_two_lessons_left_a_mistake_of_it(store, course):
+    """An examiner's review asked the same question twice in a row: missed in one lesson's
+    quiz and again in the next lesson's probe, it was two open mistakes. It is asked once; the
+    other mistake takes the same answer (the grade moves both)."""
+    from tutor.engine.items import Presented
+
+    item = Presented(
+        id="lim-1",
+        lesson_id="P2 L02",
+        type="numeric",
+        question="How many moles of O2 react with 4 mol of H2?",
+        answer=2.0,
+        tolerance=0.0,
+        reference="2",
+        bloom="apply",
+        stage="post",
+    )
+    for n, lesson in enumerate(("P2 L02", "P2 L03")):
+        ledger.record_mistake(
+            store,
+            ledger.Mistake(
+                id=f"m{n}",
+                attempt_id=f"a{n}",
+                item_id=item.id,
+                lesson_id=lesson,
+                item=item.model_dump(),
+            ),
+            when=utcnow() - timedelta(minutes=2 - n),
+        )
+    review = ReviewSession(store, now=utcnow() + timedelta(minutes=1))
+    asked = []
+    while review.prompt.kind != "done":
+        if review.prompt.kind == "numeric":
+            asked.append(review.prompt.item.question)
+            review.act(Action(kind="answer", value="2", confidence="sure"))
+        else:
+            review.act(Action(kind="next"))
+    review.close()
+    assert asked == [item.question]
+    reviews = [a for a in ledger.attempts(store) if a["kind"] == "review"]
+    assert sorted(a["outcome"] for a in reviews) == ["correct", "correct"]
+    assert {m["id"]: m["status"] for m in ledger.mistakes(store)} == {"m0": "open", "m1": "open"}
+    assert all(m["next_review"] > utcnow().isoformat() for m in ledger.mistakes(store))
+
+
 @pytest.mark.parametrize(
     "text,kind,value,confidence",
     [

@@ -247,54 +247,76 @@ def review_script(
         content = empty.content if isinstance(empty, Emit) else ""
         yield _done(f"{run_id}:empty", content)
         return
+    # an item answered in this run, by item id: another open mistake of it (made in another
+    # lesson) takes the same answer rather than asking the question again
+    answered: dict[str, tuple[str, Graded, Confidence]] = {}
     for n, due in enumerate(queue, 1):
-        position = f"review {n}/{total}"
         found = _due_item(store, curriculum, due, run_id)
         if found is None:
             continue
         item, title = found
         message_id = f"{run_id}:{n}"
-        concept = due.concept_id or item.id
-        asked = gate.ask(
-            message_id, item.render(), [item.to_question()], "checkpoint", concept, item.reference
-        )
-        action = yield _screen(PROMPT_KIND[item.type], asked, title, position, item)
-        if isinstance(asked, Block):
+        if due.kind == "mistake" and item.id in answered:
+            _record(store, due, item, f"{message_id}:answer", *answered[item.id], now)
             continue
-        idk = action.value == "idk"
-        answer = action.text if item.type == "free_recall" else action.value
-        passed = None if idk else grade(item, answer)
-        if passed is None and not idk:
-            screen = _self_grade_screens(gate, message_id, title, position, answer, concept)
-            passed = yield from key_point_grade(item, answer, screen)
-            if passed is None:
-                continue  # a key-point screen was withheld: not graded, it stays due
-        outcome: Graded = "idk" if idk else ("correct" if passed else "wrong")
-        confidence: Confidence = (
-            "no_idea" if idk or action.confidence is None else (action.confidence)
-        )
-        status = _record(store, due, item, f"{message_id}:answer", answer, outcome, confidence, now)
-        shown = answer
-        if item.type == "mcq" and answer.isdigit():
-            shown = f"{int(answer) + 1}. {item.options[int(answer)]}"
-        shown = "I don't know" if idk else shown
-        content = (
-            f"{item.question}\n  You answered: {shown} ({confidence})\n  "
-            f"{'right' if passed else 'not yet'}. Reference: {item.reference}\n  ({status})"
-        )
-        graded = gate.grade(
-            message_id + ":grade",
-            content,
-            item.to_question(),
-            graded_answer(item, "idk" if idk else answer),
-            bool(passed),
-            item.reference,
-            unsourced=item.unsourced,
-        )
-        yield _screen("read", graded, title, position)
+        position = f"review {n}/{total}"
+        given = yield from _ask_one(store, gate, due, item, title, message_id, position, now)
+        if given is not None:
+            answered[item.id] = given
     yield _done(
         f"{run_id}:done", f"Review done: {counted(total, 'item')}. The schedule is updated."
     )
+
+
+def _ask_one(
+    store: Store,
+    gate: Gatekeeper,
+    due: ledger.DueItem,
+    item: Presented,
+    title: str,
+    message_id: str,
+    position: str,
+    now: datetime | None,
+) -> Generator[Prompt, Action, tuple[str, Graded, Confidence] | None]:
+    """One due item asked, graded, recorded and its grade shown: the answer, its outcome and
+    confidence; None when it was not graded (withheld: it stays due)."""
+    concept = due.concept_id or item.id
+    asked = gate.ask(
+        message_id, item.render(), [item.to_question()], "checkpoint", concept, item.reference
+    )
+    action = yield _screen(PROMPT_KIND[item.type], asked, title, position, item)
+    if isinstance(asked, Block):
+        return None
+    idk = action.value == "idk"
+    answer = action.text if item.type == "free_recall" else action.value
+    passed = None if idk else grade(item, answer)
+    if passed is None and not idk:
+        screen = _self_grade_screens(gate, message_id, title, position, answer, concept)
+        passed = yield from key_point_grade(item, answer, screen)
+        if passed is None:
+            return None  # a key-point screen was withheld: not graded, it stays due
+    outcome: Graded = "idk" if idk else ("correct" if passed else "wrong")
+    confidence: Confidence = "no_idea" if idk or action.confidence is None else action.confidence
+    status = _record(store, due, item, f"{message_id}:answer", answer, outcome, confidence, now)
+    shown = answer
+    if item.type == "mcq" and answer.isdigit():
+        shown = f"{int(answer) + 1}. {item.options[int(answer)]}"
+    shown = "I don't know" if idk else shown
+    content = (
+        f"{item.question}\n  You answered: {shown} ({confidence})\n  "
+        f"{'right' if passed else 'not yet'}. Reference: {item.reference}\n  ({status})"
+    )
+    graded = gate.grade(
+        message_id + ":grade",
+        content,
+        item.to_question(),
+        graded_answer(item, "idk" if idk else answer),
+        bool(passed),
+        item.reference,
+        unsourced=item.unsourced,
+    )
+    yield _screen("read", graded, title, position)
+    return (shown if item.type == "mcq" else answer), outcome, confidence  # words, not a place
 
 
 def _done(message_id: str, content: str) -> Prompt:

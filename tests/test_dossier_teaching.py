@@ -15,6 +15,7 @@ from test_model_gaps import drafting, parts, run, taught, unmark
 from learning_system.curriculum import load_curriculum
 from tutor.config import builtin_course_path
 from tutor.dossier.build import build_pack
+from tutor.dossier.selection import LABELS
 from tutor.dossier.units import lesson_source, split_units
 from tutor.engine.drafter import Drafter
 from tutor.engine.session import Session
@@ -92,6 +93,9 @@ def lesson_bodies(store, course) -> tuple[list[dict], list]:
     return bodies, seen
 
 
+FACT = LABELS["invariant"] + ": "  # how the selection labels an invariant in its excerpt
+
+
 def step_excerpts(bodies: list[dict]) -> list[str]:
     return [
         unmark(parts(b)[2]["untrusted_excerpts"])
@@ -108,9 +112,9 @@ def test_with_a_ready_pack_steps_are_drafted_from_its_selection(store, course):
     assert build(store, course, PackModel()) == "ready"
     bodies, seen = lesson_bodies(store, course)
     excerpts = step_excerpts(bodies)
-    assert excerpts and any(e.startswith("[invariant] ") for e in excerpts)
+    assert excerpts and any(e.startswith(FACT) for e in excerpts)
     checks = fact_checks(bodies)
-    assert checks and not any("[invariant]" in c for c in checks)  # units, not atoms
+    assert checks and not any(FACT in c for c in checks)  # units, not atoms
     assert taught(seen)
     assert any(p.stage == "checkpoint" and EVIDENCE in p.content for p in seen)
 
@@ -127,7 +131,7 @@ def test_without_a_usable_pack_the_lesson_teaches_from_its_digest(store, course,
         doc.write_text(doc.read_text(encoding="utf-8") + "\nAn edit.\n", encoding="utf-8")
     bodies, seen = lesson_bodies(store, course)
     excerpts = step_excerpts(bodies)
-    assert excerpts and not any("[invariant]" in e for e in excerpts)
+    assert excerpts and not any(FACT in e for e in excerpts)
     assert taught(seen)
     assert not any(EVIDENCE in p.content for p in seen)
 
@@ -170,7 +174,7 @@ def excerpts_of_a_lesson(store, course, act) -> list[str]:
 
 
 def errors_in(excerpts: list[str]) -> int:
-    return max(e.count("[error] ") for e in excerpts)
+    return max(e.count(LABELS["error"] + ": ") for e in excerpts)
 
 
 def test_recent_deviation_errors_bring_more_of_the_steps_common_errors(store, course):
@@ -185,7 +189,7 @@ def test_a_prerequisite_the_probe_found_a_gap_in_adds_its_invariants(store, cour
     assert build(store, course, PackModel()) == "ready"
     assert build(store, course, PackModel(), lesson="P1 L01") == "ready"
     prereq = lesson_source(course.lesson("P1 L01"), course)
-    first_fact = "[invariant] " + next(
+    first_fact = FACT + next(
         u.text.strip().splitlines()[0] for u in split_units(prereq) if not u.text.startswith("`")
     )
     solid = excerpts_of_a_lesson(store, course, learner(wrong=False, error_type="4"))

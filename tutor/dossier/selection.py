@@ -19,6 +19,14 @@ ESSENTIAL = ("invariant", "procedure")
 MORE_CASES = frozenset({"application"})
 MORE_ERRORS = frozenset({"structural", "deviation"})
 FILTERED_MAX = 3
+# an atom's kind as a learner may read it (a draft that keeps the excerpt's lines shows them)
+LABELS = {
+    "invariant": "Fact",
+    "procedure": "Procedure",
+    "case": "Example",
+    "error": "Common error",
+    "evidence": "Show that you can",
+}
 PREREQ_MAX = 5
 
 
@@ -38,7 +46,7 @@ class Selection:
     def excerpt(self) -> str:
         """The text a draft is written from and fact-checked against: the selected atoms, then
         the source units they rest on, verbatim."""
-        lines = [f"[{a.kind}] {a.text}" for a in self.atoms]
+        lines = [f"{LABELS.get(a.kind, a.kind.capitalize())}: {a.text}" for a in self.atoms]
         return "\n".join(lines) + "\n\n" + "\n\n".join(self.unit_text)
 
 

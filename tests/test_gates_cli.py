@@ -76,6 +76,11 @@ def test_gate_check_invalid_input_exits_2(tmp_path):
         assert run.returncode == 2 and "`gate` must be one of fact_check, quiz_audit" in said
         assert run.stderr.strip() == f"tutor: {said}"  # and the one-line refusal
         assert "discriminator" not in said and "Traceback" not in run.stderr
+    # a refusal quoting a key with a line break and spaces in it: the JSON says what stderr says
+    odd = {"gate": "fact_check", "claims": [], "two\nlines  here": 1}
+    run = tutor("gate", "check", str(write(tmp_path / "odd.json", odd)), "--json", cwd=ROOT)
+    said = json.loads(run.stdout)["error"]
+    assert run.returncode == 2 and "two lines here" in said and run.stderr == f"tutor: {said}\n"
 
 
 def test_gate_check_grade_and_review(tmp_path, capsys):

@@ -74,10 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args._run(args) or 0)
     except LearningSystemError as exc:
-        from tutor.output import clean_text
+        from tutor.output import one_line
 
-        message = " ".join(clean_text(str(exc)).split())  # one line, inert in a terminal
-        print(f"tutor: {message}", file=sys.stderr)
+        print(f"tutor: {one_line(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:  # output piped into a reader that stopped early (e.g. `| head`)
         sys.stderr.close()

@@ -17,6 +17,11 @@ def clean_text(text: str) -> str:
     return valid_text(strip_terminal(text))
 
 
+def one_line(text: str) -> str:
+    """A message as the command line says it: cleaned for a terminal, on one line."""
+    return " ".join(clean_text(text).split())
+
+
 def clean_data(value: Any) -> Any:
     """JSON-like data with every string (keys too) cleaned for a terminal."""
     if isinstance(value, str):

@@ -145,7 +145,9 @@ def run(args: argparse.Namespace) -> int:
         report = check(envelope_data, digest_data)
     except TutorError as exc:
         if args.json:  # a reader of stdout gets JSON either way; the refusal goes to stderr
-            print(dumps({"error": str(exc)}, indent=2))
+            from tutor.output import one_line
+
+            print(dumps({"error": one_line(str(exc))}, indent=2))
         raise
     passed = report["outcome"] == "emit" and report["verdict"] != "ISSUES"
     if args.json:

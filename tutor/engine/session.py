@@ -31,6 +31,8 @@ from tutor.engine.selection import concept_id
 from tutor.engine.sources import gate_digest, lesson_digest, model_notes_later
 from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
 
+CLOSE_GRACE = 2.0  # seconds background work may finish in when a lesson closes
+
 if TYPE_CHECKING:
     from learning_system.tables.rows import EventRow, SessionRow
     from tutor.engine.drafter import Drafter
@@ -277,15 +279,25 @@ class Session:
         return "done" if self.context.completed else "incomplete"
 
     def close(self) -> None:
-        """Stop background work (drafts, verifications), its model requests in flight
-        cancelled; safe to call more than once."""
+        """Stop background work (drafts, verifications): what has started may finish for
+        CLOSE_GRACE seconds, then its model requests in flight are cancelled, so a hung model
+        never holds a pause or a quit up; safe to call more than once."""
         self.activity.cancel()
-        for breaker in self._breakers:
-            breaker.halt("the lesson was closed")
         if self.pack_start.build is not None:
             self.pack_start.build.cancel()
-        if self.drafter is not None:
+        if self.drafter is None:
+            return
+        halt = threading.Timer(CLOSE_GRACE, self._halt_models)
+        halt.daemon = True
+        halt.start()
+        try:
             self.drafter.close()
+        finally:
+            halt.cancel()
+
+    def _halt_models(self) -> None:
+        for breaker in self._breakers:
+            breaker.halt("the lesson was closed")
 
     def pause(self) -> None:
         if not self.done:

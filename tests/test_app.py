@@ -169,7 +169,8 @@ async def test_wrong_keys_say_what_is_expected_and_record_nothing(home):
         assert screen.prompt.message_id == before and screen.pending is None
         await pilot.press("c")  # an option by letter, then the tag
         assert screen.pending is not None and screen.pending.value == "2"
-        assert "confidence" in str(screen.query_one("#confidence").render())
+        # the chosen option named in words beside the tags, not shown by colour alone
+        assert "your answer 3/c · confidence" in str(screen.query_one("#confidence").render())
         await pilot.press("question_mark")
         await pilot.pause()
         shown = dict(pilot.app.screen.keys)

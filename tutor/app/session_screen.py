@@ -666,7 +666,12 @@ class SessionScreen(ReportingScreen):
             if hold and self.session is not None and not self.stale:
                 self._hold(parsed)
             self.pending = parsed
-            self.query_one("#confidence", Static).update(safe(CONFIDENCE_LINE, "bold"))
+            # the answer named in words beside the tags it waits for: not by colour alone
+            given = parsed.value
+            if self.prompt.kind == "choice" and given.isdigit():
+                given = option_label(int(given))
+            line = f"your answer {given} · {CONFIDENCE_LINE}"
+            self.query_one("#confidence", Static).update(safe(line, "bold"))
             self.query_one("#body", VerticalScroll).focus()
             self.refresh_bindings()
             return

@@ -350,3 +350,67 @@ def test_each_concept_of_a_lesson_gets_its_own_row_and_schedule(store, course):
     page = store.rows("SELECT markdown FROM knowledge_pages WHERE concept_id = ?", (dot,))
     assert "### The dot product" in page[0]["markdown"]
     assert "### Cosine similarity" not in page[0]["markdown"]  # its own part of the step
+
+
+def _mill_lesson(root):
+    """A lesson of four sections after a first one (whose bank the probe asks), two of its
+    bank items kept for checkpoints: the first asks about the last section, the second about
+    the first two."""
+    first = root / "phases" / "01-p" / "01-water"
+    (first / "docs").mkdir(parents=True)
+    (first / "docs" / "en.md").write_text(
+        "# Water\n\n> It runs downhill.\n\n## The Concept\n\nWater runs downhill.\n",
+        encoding="utf-8",
+    )
+    downhill = ["Downhill", "Uphill", "Sideways", "In circles"]
+    water = [{"id": "water-1", "question": "Which way does water run?", "options": downhill}]
+    (first / "quiz.json").write_text(json.dumps([{**water[0], "correct": 0}]), encoding="utf-8")
+    folder = root / "phases" / "01-p" / "02-the-mill"
+    (folder / "docs").mkdir(parents=True)
+    sections = {
+        "The Problem": "A mill wheel turns only while water falls onto its buckets from the race.",
+        "The Concept": "The sluice gate sets how much water reaches the buckets of the wheel.",
+        "Build It": "Fit the millstones so the upper runner stone turns above the bedstone.",
+        "Ship It": "Dress the grooves of the bedstone with a chisel every few weeks of grinding.",
+    }
+    doc = (
+        "# The Mill\n\n> Water on demand.\n\n**Type:** Learn\n**Prerequisites:** Phase 1, Lesson 01 (Water)\n\n"
+        + "".join(f"## {title}\n\n{text}\n\n" for title, text in sections.items())
+    )
+    (folder / "docs" / "en.md").write_text(doc, encoding="utf-8")
+    bank = [
+        {
+            "id": f"mill-check-{n}",
+            "stage": "check",
+            "question": question,
+            "options": options,
+            "correct": 0,
+        }
+        for n, (question, options) in enumerate(
+            [
+                (
+                    "How often are the grooves of the bedstone dressed?",
+                    ["Every few weeks", "Every few years", "Every few days", "Every few hours"],
+                ),
+                (
+                    "What sets how much water reaches the buckets?",
+                    ["The sluice gate", "The belt drive", "The wheel hub", "The grain chute"],
+                ),
+            ]
+        )
+    ]
+    (folder / "quiz.json").write_text(json.dumps(bank), encoding="utf-8")
+    return load_curriculum(root)
+
+
+def test_a_checkpoint_asks_what_the_steps_so_far_have_taught(store, tmp_path):
+    """An examiner's checkpoint asked about Avogadro's number right after "The Problem", before
+    the step that teaches it. Of the bank items kept for checkpoints, one whose question and
+    key the steps so far have said comes first (here the second in the bank)."""
+    course = _mill_lesson(tmp_path / "course")
+    session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+    seen = run(session, until=lambda p: p.stage == "checkpoint" and p.item is not None)
+    asked = seen[-1]
+    assert asked.stage == "checkpoint" and asked.item is not None, [p.title for p in seen]
+    assert asked.item.id == "mill-check-1", asked.item.question
+    session.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
+from learning_system.curriculum import QuizItem
 from tutor.dossier.teaching import step_evidence
 from tutor.engine import items as bank
 from tutor.engine import selection, selfgrade
@@ -105,7 +106,10 @@ def checkpoint_item(ctx: LessonContext, step: Step, n: int) -> Presented | None:
         if q.id not in ctx.asked
         and (q.stage == "check" or q.id not in quiz_ids or q.id in spare_quiz)
     ]
-    candidates.sort(key=lambda q: (q.stage != "check", q.id in spare_quiz, q.index))
+    said = selfgrade.stems(" ".join([*(t.content for t in ctx.taught), step.section.text]))
+    candidates.sort(
+        key=lambda q: (q.stage != "check", not _taught(q, said), q.id in spare_quiz, q.index)
+    )
     salt = f"{ctx.session_id}:check:{n}"
     for p in bank.present(candidates, ctx.lesson, salt=salt, curriculum=ctx.curriculum):
         if p.type in ("mcq", "numeric"):
@@ -122,6 +126,17 @@ def checkpoint_item(ctx: LessonContext, step: Step, n: int) -> Presented | None:
         bloom="understand",
         stage="check",
     )
+
+
+TAUGHT_SHARE = 0.6  # of an item's words, those the steps so far must have said
+
+
+def _taught(item: QuizItem, said: set[str]) -> bool:
+    """Whether the steps so far (their words, `said`) have taught what a bank item asks: most
+    of the content words of its question and key are theirs."""
+    key = item.options[item.correct] if 0 <= item.correct < len(item.options) else ""
+    asked = selfgrade.stems(f"{item.question} {key}")
+    return bool(asked) and len(asked & said) >= TAUGHT_SHARE * len(asked)
 
 
 def evidence_item(ctx: LessonContext, step: Step, n: int) -> Presented | None:

@@ -374,7 +374,8 @@ def _mill_lesson(root):
         "Ship It": "Dress the grooves of the bedstone with a chisel every few weeks of grinding.",
     }
     doc = (
-        "# The Mill\n\n> Water on demand.\n\n**Type:** Learn\n**Prerequisites:** Phase 1, Lesson 01 (Water)\n\n"
+        "# The Mill\n\n> Water on demand.\n\n**Type:** Learn\n"
+        "**Prerequisites:** Phase 1, Lesson 01 (Water)\n\n"
         + "".join(f"## {title}\n\n{text}\n\n" for title, text in sections.items())
     )
     (folder / "docs" / "en.md").write_text(doc, encoding="utf-8")

@@ -354,12 +354,14 @@ def test_each_concept_of_a_lesson_gets_its_own_row_and_schedule(store, course):
 
 def _mill_lesson(root):
     """A lesson of four sections after a first one (whose bank the probe asks), two of its
-    bank items kept for checkpoints: the first asks about the last section, the second about
-    the first two."""
+    bank items kept for checkpoints: the first asks about its last section, the second about
+    its first."""
     first = root / "phases" / "01-p" / "01-water"
     (first / "docs").mkdir(parents=True)
     (first / "docs" / "en.md").write_text(
-        "# Water\n\n> It runs downhill.\n\n## The Concept\n\nWater runs downhill.\n",
+        "# Water\n\n> It runs downhill.\n\n## The Problem\n\nRain falls on the hills and "
+        "gathers in streams.\n\n## The Concept\n\nWater always runs downhill, to the lowest "
+        "ground it can reach.\n",
         encoding="utf-8",
     )
     downhill = ["Downhill", "Uphill", "Sideways", "In circles"]
@@ -368,8 +370,8 @@ def _mill_lesson(root):
     folder = root / "phases" / "01-p" / "02-the-mill"
     (folder / "docs").mkdir(parents=True)
     sections = {
-        "The Problem": "A mill wheel turns only while water falls onto its buckets from the race.",
-        "The Concept": "The sluice gate sets how much water reaches the buckets of the wheel.",
+        "The Problem": "The sluice gate sets how much water reaches the buckets of the wheel.",
+        "The Concept": "A mill wheel turns only while water falls onto its buckets from the race.",
         "Build It": "Fit the millstones so the upper runner stone turns above the bedstone.",
         "Ship It": "Dress the grooves of the bedstone with a chisel every few weeks of grinding.",
     }
@@ -415,3 +417,16 @@ def test_a_checkpoint_asks_what_the_steps_so_far_have_taught(store, tmp_path):
     assert asked.stage == "checkpoint" and asked.item is not None, [p.title for p in seen]
     assert asked.item.id == "mill-check-1", asked.item.question
     session.close()
+
+
+def test_a_refresh_teaches_the_section_that_says_what_was_missed(store, tmp_path):
+    """An examiner's refresher of an unstable prerequisite showed its first section (The
+    Problem), not the passage holding the fact missed. A refresh now teaches the prerequisite's
+    section that says most of what the probe found missed: here The Concept ("downhill")."""
+    course = _mill_lesson(tmp_path / "course")
+    session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+    seen = run(session, policy="wrong", until=lambda p: p.stage == "teach")
+    session.close()
+    plan = next(p for p in seen if p.stage == "plan")
+    assert "refresh: Water" in plan.content, plan.content
+    assert seen[-1].title.startswith("Step 1/") and "downhill" in seen[-1].content.lower()

@@ -63,6 +63,9 @@ class LessonContext:
     evidence: Evidence = field(default_factory=Evidence)
     asked: set[str] = field(default_factory=set)
     verdicts: dict[str, str] = field(default_factory=dict)
+    # per prerequisite lesson, the questions the probe found missed, with their right answers:
+    # what a refresh of it teaches first
+    missed: dict[str, list[str]] = field(default_factory=dict)
     prior_table: list[PriorRow] = field(default_factory=list)
     plan_titles: list[str] = field(default_factory=list)
     taught: list[Taught] = field(default_factory=list)

@@ -7,10 +7,12 @@ from __future__ import annotations
 import re
 from collections.abc import Generator
 
+from learning_system.curriculum import Section
 from tutor.engine.context import LessonContext
 from tutor.engine.records import Note
 from tutor.engine.screens import show, status, withheld
 from tutor.engine.selection import Strand
+from tutor.engine.selfgrade import stems
 from tutor.engine.steps import Step, key_sentences, teaching_sections, where
 from tutor.engine.turns import Action, Prompt, Table
 from tutor.engine.verdicts import NOT_PROBED
@@ -22,8 +24,9 @@ _EXAMPLE = re.compile(r"build|example|worked|in practice", re.I)
 def steps(ctx: LessonContext, strands: list[Strand]) -> list[Step]:
     """The probe's verdict decides; where it gave none (not probed) the prior's plan does: a
     strand solid (or skip-fast) gets no step, one to expand gets a refresh from its lesson's
-    first teaching section, one to reframe is refreshed through its lesson's worked example (a
-    Build It or example section) when it has one."""
+    teaching section that says most of what the probe found missed (`teaches`), one to
+    reframe is refreshed through its lesson's worked example (a Build It or example section)
+    when it has one."""
     out = []
     hypothesis = {r.prerequisite: r.plan for r in ctx.prior_table}
     for s in strands:
@@ -38,11 +41,20 @@ def steps(ctx: LessonContext, strands: list[Strand]) -> list[Step]:
             continue
         how = "reframe" if guess == "reframe" else "refresh"
         example = [x for x in sections if _EXAMPLE.search(x.title)]
-        section = example[0] if how == "reframe" and example else sections[0]
+        missed = ctx.missed.get(s.lesson.id, [])
+        section = example[0] if how == "reframe" and example else teaches(sections, missed)
         why = "not probed" if verdict == NOT_PROBED else verdict
         out.append(Step(f"{how}: {s.name} ({why}; prior: {guess})", section, s.lesson))
     out += [Step(sec.title, sec, ctx.lesson) for sec in teaching_sections(ctx.lesson)]
     return out
+
+
+def teaches(sections: list[Section], missed: list[str]) -> Section:
+    """The section a refresh teaches: the one that says most of what the probe found missed
+    (its questions' and right answers' words), else the first."""
+    wanted = stems(" ".join(missed))
+    best = max(sections, key=lambda x: len(wanted & stems(x.text)))
+    return best if wanted & stems(best.text) else sections[0]
 
 
 def sources(ctx: LessonContext, plan: list[Step]) -> list[str]:

@@ -79,6 +79,9 @@ def run(
     misconceived: set[str] = set()
     evidence = yield from _follow_ups(ctx, strand, title, answers, misconceived)
     evidence += [_row(ctx, f, "free recall") for f in free]
+    for r in evidence:
+        if r.outcome in ("wrong", "idk"):
+            ctx.missed.setdefault(r.lesson, []).append(f"{r.question} {r.right}")
     members = strand.members or (strand,)
     for member in members:  # each strand judged on its own answers only
         own = [r for r in evidence if r.lesson == member.lesson.id]

@@ -42,7 +42,9 @@ def add_parser(sub, name: str) -> argparse.ArgumentParser:
         "--session",
         metavar="ID",
         help="list what that session presents (its options in its order), the items it has had "
-        "answered first, in the order answered; without it, a fresh session's",
+        "answered first, in the order answered; without it, those of one fresh session (each "
+        "session draws its own seed, so another may repair, order or ask them differently; "
+        "`tutor status --json` gives a session's id)",
     )
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     return p

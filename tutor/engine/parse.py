@@ -260,7 +260,9 @@ def _text(prompt: Prompt, text: str) -> Action:
     if prompt.needs_confidence and re.search(r"\s[sShH]$", text):
         body, tag = text[:-2], confidence_of(text[-1])
     if len(body.strip()) < 2:
-        raise InvalidAction("write a sentence or two, or x for I don't know")
+        raise InvalidAction(
+            "write your answer (a word, a name or a sentence), or x for I don't know"
+        )
     _long(body)
     return Action(kind="text", text=body.strip(), confidence=tag)
 

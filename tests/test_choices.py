@@ -488,6 +488,12 @@ def test_a_stem_asking_what_a_term_means_is_lent_no_sentence_about_something_els
     # the control: asked what the gate does, the document's sentences are lent
     doing = sluice_course(tmp_path / "doing", PHRASE_CONCEPT, key=key)
     assert any(s & said for s in lent(doing))
+    from tutor.engine.answer_kinds import asks_definition
+
+    for stem in ("What were the Twelve Tables?", "What decides which element an atom is?"):
+        assert asks_definition(stem), stem
+    for stem in ("What does the gate do?", "What is the purpose of the gate?"):
+        assert not asks_definition(stem), stem
     asking = "What is a sluice?"
     bare = sluice_course(tmp_path / "bare", PHRASE_CONCEPT, key=key, question=asking)
     assert lent(bare) == []

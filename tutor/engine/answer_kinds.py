@@ -14,11 +14,13 @@ _ASKS_REASON = re.compile(
 _ASKS_NUMBER = re.compile(r"\bhow (many|much)\b|\bwhat (number|percentage|fraction)\b", re.I)
 _ASKS_ACTION = re.compile(r"\bwhat does\b.*\bdo\b(?!es)", re.I)
 _ASKS_OUTCOME = re.compile(r"\bwhat happens\b", re.I)
-# "What is overfitting?", "What were the Twelve Tables?", "What does res publica mean?"
+# "What is overfitting?", "What were the Twelve Tables?", "What does res publica mean?", and
+# what names a thing that decides another ("What decides which element an atom is?")
 _ASKS_DEFINITION = re.compile(
     r"^\s*what (is|are|was|were) (an? |the )?[\w'-]+( [\w'-]+){0,4}\s*\?\s*$"
     r"|^\s*what does [^?]{1,60} (mean|stand for)\s*\?\s*$"
-    r"|^\s*what is meant by\b",
+    r"|^\s*what is meant by\b"
+    r"|^\s*what (decides|determines|sets|controls|governs) ",
     re.I,
 )
 _CLAUSES = frozenset({"reason", "action", "claim"})  # what says what happens; a name does not

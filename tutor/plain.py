@@ -259,7 +259,10 @@ class PlainIO:
             if item.type == "mcq":
                 self.say("  0/x  I don't know")
             elif item.type == "numeric":
-                self.say("  Work it on paper; reply with the final number only (x: I don't know).")
+                self.say(
+                    "  Work it on paper; reply with the final number, a unit after it is fine "
+                    "(x: I don't know)."
+                )
             else:
                 self.say("  Answer in your own words (x: I don't know).")
         elif prompt.content and prompt.stage == "teach" and prompt.kind == "read":

@@ -373,7 +373,8 @@ class SessionScreen(ReportingScreen):
             elif prompt.kind == "numeric":
                 widgets.append(
                     Static(
-                        "Work it on paper; enter the final number only (x: I don't know).",
+                        "Work it on paper; enter the final number, a unit after it is fine "
+                        "(x: I don't know).",
                         classes="muted",
                     )
                 )

@@ -522,3 +522,29 @@ def test_a_misconception_is_lent_without_the_correction_it_puts_in_brackets():
     )
     mistakes = [s.text for s in listed + table if s.kind == "mistake"]
     assert mistakes == ["isotopes differ in protons.", "An ion that gained electrons"]
+
+
+ROOT_CONCEPT = (
+    "A weir can approximate the level of any pond upstream. "
+    "A leat can approximate the contour of any hillside. "
+    "A race can approximate the speed of any falling stream. "
+    "A wheel turns only while the water falls on its buckets. "
+    "A millpond stores a night's flow for the working day. "
+    "A tailrace returns the spent water to the river below."
+)
+
+
+def test_options_echo_the_stem_by_word_root_as_the_key_does(tmp_path: Path) -> None:
+    """The key "… can approximate any steady flow" echoes the stem's "approximation" by its
+    root, not its ending-stripped stem; lent statements that echo it the same way come first,
+    so echoing the stem by root ("approx…") does not single the key out (the old tiers lent
+    exactly the three that do not)."""
+    root = sluice_course(
+        tmp_path,
+        ROOT_CONCEPT,
+        key="A gate can approximate any steady flow of water",
+        question="What does the approximation rule of the sluice promise?",
+    )
+    lesson = load_curriculum(root).lessons[0]
+    (options,) = repair.repairs(lesson.quiz[0], lesson, repair.donors(lesson), limit=1)
+    assert all("approximate" in o for o in options), options

@@ -138,6 +138,10 @@ def _answers_too(
     return len(mine & told) >= SAME_ANSWER * len(mine) + 1
 
 
+def _roots(found: Iterable[str]) -> set[str]:
+    return {w[:5] for w in found}
+
+
 def stems(found: Iterable[str]) -> set[str]:
     """Words without their commonest endings (-ing, -ed, -es, -s): a crude stem."""
     out = set()
@@ -188,7 +192,7 @@ class _Tiers:
         echo_off = len(self.stem_words & d.words) != len(self.stem_words & self.key_words)
         on_topic = bool(self.topic & d.words) or d.kind in _WRITTEN_WRONG
         words_off = abs(len(text.split()) - n_words) > max(2, n_words // 3)
-        unlike_key = bool(self.asked & stems(d.words)) != bool(self.asked & stems(self.key_words))
+        unlike_key = bool(self.asked & _roots(d.words)) != bool(self.asked & _roots(self.key_words))
         other_kind = fits(self.question, text) != fits(self.question, self.key)  # a fact for "why"
         return echo_off + (not on_topic) + words_off + 2 * unlike_key + 3 * other_kind
 
@@ -230,7 +234,7 @@ def repairs(
         stem_words,
         (stem_words | set().union(*(words(o) for o in own_distractors)) | words(lesson.title))
         - key_words,
-        stems(stem_words | words(lesson.title)),
+        _roots(stem_words | words(lesson.title)),
         key,
         key_words,
         item.question,

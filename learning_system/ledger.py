@@ -282,6 +282,11 @@ def _review_concept(
     return {**row, **update}
 
 
+def revealed_items(store: Store, lesson_ids: list[str]) -> list[str]:
+    """The items of these lessons answered and graded before now, sorted."""
+    return sorted(store.attempts.revealed_items(lesson_ids))
+
+
 def due_queue(store: Store, now: datetime | None = None, limit: int = 50) -> list[DueItem]:
     """Due mistakes first (early retests at the front), then due concepts, oldest due first."""
     at = iso(now)

@@ -187,6 +187,47 @@ def test_edge_search_takes_a_choice_item_in_the_bracket_before_free_recall():
     assert s.next_index() == 1 and s.edge() in (1, 2)
 
 
+def test_edge_search_asks_an_item_not_seen_graded_before_in_the_bracket():
+    """A shown answer is remembered, not known: in the bracket an item the learner has not
+    seen graded comes first (the middle one, 2, has been)."""
+    seen = EdgeSearch(5, seen=frozenset({2}))
+    assert EdgeSearch(5).next_index() == 2 and seen.next_index() in (1, 3)
+    everything = EdgeSearch(5, seen=frozenset(range(5)))
+    assert everything.next_index() == 2  # all seen: the middle, as before
+
+
+def test_a_probe_asks_first_an_item_the_learner_has_not_seen_graded(tmp_path, course):
+    """An examiner's second lesson re-asked the prerequisite's items whose answers the first
+    lesson had just shown, and the strand turned solid on remembered answers. The probe now
+    asks the items not seen graded first, where the search may choose."""
+
+    def first_asked(store: Store) -> str:
+        session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+        while session.prompt.stage != "probe":
+            session.act(Action(kind="next"))
+        asked = session.prompt.item.id
+        session.close()
+        return asked
+
+    fresh = first_asked(Store(tmp_path / "fresh.db"))
+    store = Store(tmp_path / "seen.db")
+    shown = ledger.Attempt(
+        id="earlier",
+        session_id="earlier",
+        kind="probe",
+        item_id=fresh,
+        lesson_id="P1 L01",
+        answer="1",
+        outcome="wrong",
+        confidence="sure",
+    )
+    ledger.record_attempt(store, shown)
+    assert first_asked(store) != fresh
+    withheld = Store(tmp_path / "withheld.db")  # answered, its grade never shown: not seen
+    ledger.record_attempt(withheld, shown.model_copy(update={"payload": {"withheld": True}}))
+    assert first_asked(withheld) == fresh
+
+
 @pytest.fixture(scope="module")
 def fair_course(tmp_path_factory):
     """The workshop course with banks that do not leak (distractors worded like the keys), so

@@ -58,6 +58,19 @@ class Attempts(Table):
             params.append(concept_id)
         return cast("list[AttemptRow]", self.store.rows(sql + " ORDER BY created_at, id", params))
 
+    def revealed_items(self, lesson_ids: Sequence[str]) -> set[str]:
+        """The items of these lessons the learner has answered and seen graded (not
+        `withheld`), in any session."""
+        if not lesson_ids:
+            return set()
+        rows = self.store.rows(
+            "SELECT DISTINCT item_id FROM attempts WHERE item_id IS NOT NULL AND item_id != '' "
+            f"AND lesson_id IN ({marks(list(lesson_ids))}) "
+            "AND json_extract(payload, '$.withheld') IS NULL",
+            list(lesson_ids),
+        )
+        return {r["item_id"] for r in rows}
+
     def by_ids(self, ids: list[str]) -> dict[str, AttemptRow]:
         rows = self.store.rows(f"SELECT * FROM attempts WHERE id IN ({marks(ids)})", ids)
         return {r["id"]: cast("AttemptRow", r) for r in rows}

@@ -62,6 +62,9 @@ class LessonContext:
     learner: Declared | None = None  # None: steps are planned unpersonalised
     evidence: Evidence = field(default_factory=Evidence)
     asked: set[str] = field(default_factory=set)
+    # the strands' items the learner answered and saw graded before this session: the probe
+    # asks the others first where it may choose
+    revealed: frozenset[str] = frozenset()
     verdicts: dict[str, str] = field(default_factory=dict)
     # per prerequisite lesson, the questions the probe found missed, with their right answers:
     # what a refresh of it teaches first

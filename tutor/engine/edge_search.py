@@ -17,13 +17,17 @@ class EdgeSearch:
     one is partial knowledge, both missed is none) — and then the unasked items nearest the
     edge (the split the answers contradict least). While the edge is bracketed, a choice item
     is taken before a free-recall one (`recall`: their indices), which is asked only where no
-    choice item is left in the bracket. It only chooses the next item; when a strand has been
-    asked enough is the lesson's budget's call (tutor.engine.probe_budget). An ungraded answer
-    neither moves the search nor counts."""
+    choice item is left in the bracket, and one the learner has not seen graded before one
+    they have (`seen`: a shown answer is remembered, not known). It only chooses the next
+    item; when a strand has been asked enough is the lesson's budget's call
+    (tutor.engine.probe_budget). An ungraded answer neither moves the search nor counts."""
 
-    def __init__(self, n: int, recall: frozenset[int] = frozenset()) -> None:
+    def __init__(
+        self, n: int, recall: frozenset[int] = frozenset(), seen: frozenset[int] = frozenset()
+    ) -> None:
         self.n = n
         self.recall = recall
+        self.seen = seen
         self.lo, self.hi = 0, n - 1
         self.answers: dict[int, bool] = {}
         self.skipped: set[int] = set()
@@ -50,7 +54,9 @@ class EdgeSearch:
             inside = [j for j in rest if self.lo <= j <= self.hi]
             if inside:
                 middle = (self.lo + self.hi) / 2
-                return min(inside, key=lambda j: (j in self.recall, abs(j - middle), j))
+                return min(
+                    inside, key=lambda j: (j in self.recall, j in self.seen, abs(j - middle), j)
+                )
         e = self.edge()
         return min(rest, key=lambda j: (abs(j - e + 0.5), j))
 

@@ -190,7 +190,7 @@ class Prefetcher:
         def opening(pool: list[Presented]) -> list[Presented]:
             """The batch's first question, then those that may follow it."""
             groups = probe_items.queues(strand, pool)
-            searches = [probe_items.search(q) for q in groups]
+            searches = [probe_items.search(q, self.ctx.revealed) for q in groups]
             first = probe_budget.pick(searches)
             start = None if first is None else searches[first].next_index()
             if first is None or start is None:

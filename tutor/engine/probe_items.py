@@ -53,8 +53,11 @@ def explain_item(lesson: Lesson) -> Presented | None:
     )
 
 
-def search(queue: list[Presented]) -> EdgeSearch:
-    """The edge search over one group's items, knowing which of them are free recall."""
+def search(queue: list[Presented], revealed: frozenset[str] = frozenset()) -> EdgeSearch:
+    """The edge search over one group's items, knowing which of them are free recall and which
+    the learner has seen graded before (`revealed`: item ids)."""
     return EdgeSearch(
-        len(queue), frozenset(j for j, p in enumerate(queue) if p.type == "free_recall")
+        len(queue),
+        frozenset(j for j, p in enumerate(queue) if p.type == "free_recall"),
+        frozenset(j for j, p in enumerate(queue) if p.id in revealed),
     )

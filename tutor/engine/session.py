@@ -16,6 +16,7 @@ import threading
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from learning_system import ledger
 from learning_system.curriculum import Curriculum, Lesson
 from learning_system.store import Store
 from tutor.dossier.distractors import common_errors
@@ -30,6 +31,12 @@ from tutor.engine.progress import Activity
 from tutor.engine.selection import concept_id
 from tutor.engine.sources import gate_digest, lesson_digest, model_notes_later
 from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
+
+
+def _revealed(store: Store, lesson: Lesson) -> list[str]:
+    """The items of the lesson and its prerequisites answered and graded before this session."""
+    return ledger.revealed_items(store, [lesson.id, *lesson.prerequisites])
+
 
 CLOSE_GRACE = 2.0  # seconds background work may finish in when a lesson closes
 
@@ -114,6 +121,7 @@ class Session:
             prerequisite_packs=prerequisite_packs,
             learner=learner,
             evidence=evidence,
+            revealed=frozenset(self.journal.memo("revealed", lambda: _revealed(store, lesson))),
         )
 
     def _replay(self, events: list[EventRow]) -> Prompt:

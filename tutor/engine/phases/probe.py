@@ -80,7 +80,7 @@ def strand_batch(
     ctx.prep.audits(f"audit:{n}:fill", [*planned, *explains], "probe")
     ctx.prep.batch_asked(n)  # the next batch is prepared while this one is answered
     title = f"Probe · strand {n} of {total} · {strand.name}"
-    searches = [probe_items.search(q) for q in queues]
+    searches = [probe_items.search(q, ctx.revealed) for q in queues]
     searched = yield from _search(
         ctx, searches, queues, batch, title, room - bool(explains), on_record
     )

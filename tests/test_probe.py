@@ -228,6 +228,41 @@ def test_a_probe_asks_first_an_item_the_learner_has_not_seen_graded(tmp_path, co
     assert first_asked(withheld) == fresh
 
 
+def test_a_session_begun_before_the_seen_list_was_kept_resumes_as_it_asked(tmp_path):
+    """A session paused before its log kept the items seen graded must replay the questions it
+    asked: an answer graded since (here, in another session) does not change them (on the
+    workshop course, whose probe would then ask another second question)."""
+    course = load_curriculum(write_course(tmp_path / "workshop"))
+    store = Store(tmp_path / "t.db")
+    session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+    while session.prompt.stage != "probe":
+        session.act(Action(kind="next"))
+    first = session.prompt.item.id
+    session.act(Action(kind="answer", value="0", confidence="sure"))
+    second = session.prompt
+    session.pause()
+    session.close()
+    store.execute(
+        "DELETE FROM session_events WHERE kind = 'memo' AND session_id = ?", (session.id,)
+    )
+    ledger.record_attempt(
+        store,
+        ledger.Attempt(
+            id="since",
+            session_id="review",
+            kind="review",
+            item_id=first,
+            lesson_id="P1 L01",
+            answer="1",
+            outcome="correct",
+            confidence="sure",
+        ),
+    )
+    again = Session.resume(store, course, store.sessions.get(session.id))
+    assert again.prompt.message_id == second.message_id and again.prompt.item == second.item
+    again.close()
+
+
 @pytest.fixture(scope="module")
 def fair_course(tmp_path_factory):
     """The workshop course with banks that do not leak (distractors worded like the keys), so

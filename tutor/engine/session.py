@@ -121,8 +121,16 @@ class Session:
             prerequisite_packs=prerequisite_packs,
             learner=learner,
             evidence=evidence,
-            revealed=frozenset(self.journal.memo("revealed", lambda: _revealed(store, lesson))),
+            revealed=frozenset(self._revealed()),
         )
+
+    def _revealed(self) -> list[str]:
+        """The items seen graded before this session, as its log keeps them; none for a session
+        begun before the log kept them (its replay must ask what it asked)."""
+        journal = self.journal
+        if journal.events and not journal.memoized("revealed"):
+            return []
+        return journal.memo("revealed", lambda: _revealed(self.store, self.lesson))
 
     def _replay(self, events: list[EventRow]) -> Prompt:
         """The first prompt, then the recorded actions replayed: the prompt the learner left."""

@@ -57,6 +57,20 @@ def test_every_asserting_sentence_is_a_claim_and_scaffold_is_not():
     ]
 
 
+def test_a_title_or_an_abbreviation_ends_no_claim():
+    """An outside tester saw "This was first proven by Dr." and "Helga Marsters …" marked
+    unverified as two claims. A title's or an abbreviation's full stop ends no sentence."""
+    text = (
+        "This was first proven by Dr. Helga Marsters in 1987. A step is small, e.g. one "
+        "tenth of the last. It ends here."
+    )
+    assert extract_claims(text) == [
+        "This was first proven by Dr. Helga Marsters in 1987.",
+        "A step is small, e.g. one tenth of the last.",
+        "It ends here.",
+    ]
+
+
 def test_offline_quiz_audit_records_that_the_semantic_rules_were_not_checked():
     verdict = verify(samples.quiz_envelope())
     assert verdict.verdict == "UNVERIFIED"

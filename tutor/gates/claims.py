@@ -45,9 +45,19 @@ def asserts(sentence: str) -> bool:
     return bool(_FORMULA.search(s)) or len(_WORD.findall(s)) >= MIN_WORDS
 
 
+# a title or an abbreviation whose full stop ends no sentence: "Dr. Helga Marsters", "e.g. a"
+_ABBREVIATION = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|Sr|Jr|vs|Fig|cf)|\be\.g|\bi\.e)\.$")
+
+
 def _sentences(paragraph: str) -> list[str]:
     text = " ".join(paragraph.split())
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+    out: list[str] = []
+    for piece in (s.strip() for s in _SENTENCE_END.split(text)):
+        if piece and out and _ABBREVIATION.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        elif piece:
+            out.append(piece)
+    return out
 
 
 @lru_cache(maxsize=2048)

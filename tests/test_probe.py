@@ -211,21 +211,29 @@ def test_a_probe_asks_first_an_item_the_learner_has_not_seen_graded(tmp_path, co
 
     fresh = first_asked(Store(tmp_path / "fresh.db"))
     store = Store(tmp_path / "seen.db")
-    shown = ledger.Attempt(
-        id="earlier",
-        session_id="earlier",
-        kind="probe",
-        item_id=fresh,
-        lesson_id="P1 L01",
-        answer="1",
-        outcome="wrong",
-        confidence="sure",
-    )
-    ledger.record_attempt(store, shown)
+    answered_before(store, fresh)
     assert first_asked(store) != fresh
     withheld = Store(tmp_path / "withheld.db")  # answered, its grade never shown: not seen
-    ledger.record_attempt(withheld, shown.model_copy(update={"payload": {"withheld": True}}))
+    answered_before(withheld, fresh, payload={"withheld": True})
     assert first_asked(withheld) == fresh
+
+
+def answered_before(store: Store, item_id: str, **fields) -> None:
+    """An answer to a P1 L01 item recorded by another session."""
+    ledger.record_attempt(
+        store,
+        ledger.Attempt(
+            id="earlier",
+            session_id="earlier",
+            kind="review",
+            item_id=item_id,
+            lesson_id="P1 L01",
+            answer="1",
+            outcome="correct",
+            confidence="sure",
+            **fields,
+        ),
+    )
 
 
 def test_a_session_begun_before_the_seen_list_was_kept_resumes_as_it_asked(tmp_path):
@@ -245,19 +253,7 @@ def test_a_session_begun_before_the_seen_list_was_kept_resumes_as_it_asked(tmp_p
     store.execute(
         "DELETE FROM session_events WHERE kind = 'memo' AND session_id = ?", (session.id,)
     )
-    ledger.record_attempt(
-        store,
-        ledger.Attempt(
-            id="since",
-            session_id="review",
-            kind="review",
-            item_id=first,
-            lesson_id="P1 L01",
-            answer="1",
-            outcome="correct",
-            confidence="sure",
-        ),
-    )
+    answered_before(store, first)  # graded since, in a review
     again = Session.resume(store, course, store.sessions.get(session.id))
     assert again.prompt.message_id == second.message_id and again.prompt.item == second.item
     again.close()

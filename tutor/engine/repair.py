@@ -39,6 +39,7 @@ from learning_system.curriculum import Lesson, QuizItem
 from tutor.engine import lesson_statements
 from tutor.engine.answer_kinds import asks_definition, fits
 from tutor.engine.option_forms import form
+from tutor.engine.selfgrade import STEM
 from tutor.gates import mcq
 from tutor.gates.envelopes import QuizQuestion
 
@@ -139,7 +140,9 @@ def _answers_too(
 
 
 def _roots(found: Iterable[str]) -> set[str]:
-    return {w[:5] for w in found}
+    """Words by their first letters, as the grading compares them: "approximate" meets
+    "approximation" (tutor.engine.selfgrade.STEM)."""
+    return {w[:STEM] for w in found}
 
 
 def stems(found: Iterable[str]) -> set[str]:

@@ -32,12 +32,6 @@ from tutor.engine.selection import concept_id
 from tutor.engine.sources import gate_digest, lesson_digest, model_notes_later
 from tutor.engine.turns import Action, InvalidAction, Prompt, check_action
 
-
-def _revealed(store: Store, lesson: Lesson) -> list[str]:
-    """The items of the lesson and its prerequisites answered and graded before this session."""
-    return ledger.revealed_items(store, [lesson.id, *lesson.prerequisites])
-
-
 CLOSE_GRACE = 2.0  # seconds background work may finish in when a lesson closes
 
 if TYPE_CHECKING:
@@ -125,12 +119,14 @@ class Session:
         )
 
     def _revealed(self) -> list[str]:
-        """The items seen graded before this session, as its log keeps them; none for a session
-        begun before the log kept them (its replay must ask what it asked)."""
+        """The lesson's and its prerequisites' items seen graded before this session, as its log
+        keeps them; none for a session begun before the log kept them (its replay must ask what
+        it asked)."""
         journal = self.journal
         if journal.events and not journal.memoized("revealed"):
             return []
-        return journal.memo("revealed", lambda: _revealed(self.store, self.lesson))
+        lessons = [self.lesson.id, *self.lesson.prerequisites]
+        return journal.memo("revealed", lambda: ledger.revealed_items(self.store, lessons))
 
     def _replay(self, events: list[EventRow]) -> Prompt:
         """The first prompt, then the recorded actions replayed: the prompt the learner left."""

@@ -419,6 +419,28 @@ def test_a_checkpoint_asks_what_the_steps_so_far_have_taught(store, tmp_path):
     session.close()
 
 
+def test_a_checkpoint_asks_no_bank_item_the_steps_have_not_taught(store, tmp_path):
+    """An examiner's SQL checkpoint asked which LIKE character matches one character right
+    after "The Problem", a step before LIKE was taught. When no bank item kept for checkpoints
+    has been taught by the steps so far, the checkpoint asks what the step said, in words that
+    stand alone in a later review (the lesson named, not "this step")."""
+    course = _mill_lesson(tmp_path / "course")
+    doc = course.lesson("P1 L02").doc_path
+    text = doc.read_text(encoding="utf-8").replace(
+        "The sluice gate sets how much water reaches the buckets of the wheel.",
+        "Grain must be ground to flour before any bread can be baked from it.",
+    )
+    doc.write_text(text, encoding="utf-8")
+    course = load_curriculum(tmp_path / "course")
+    session = Session.start(store, course, course.lesson("P1 L02"), offline=True)
+    seen = run(session, until=lambda p: p.stage == "checkpoint" and p.item is not None)
+    session.close()
+    asked = seen[-1].item
+    assert asked is not None and asked.type == "free_recall", asked
+    assert not asked.id.startswith("mill-check"), asked.question
+    assert asked.question.startswith("In your own words: what does The Mill say about")
+
+
 def test_a_refresh_teaches_the_section_that_says_what_was_missed(store, tmp_path):
     """An examiner's refresher of an unstable prerequisite showed its first section (The
     Problem), not the passage holding the fact missed. A refresh now teaches the prerequisite's

@@ -426,3 +426,58 @@ def test_a_numeric_answer_is_graded_as_it_was_read(tmp_path):
         action = parse.parse(prompt, typed + " s")
         check_action(prompt, action)  # what a session takes
         assert items.grade(item, action.value) is right, (key, typed)
+
+
+def test_a_right_short_answer_in_other_words_is_offered_to_confirm_not_marked_wrong_unasked():
+    """Found by an examiner on an SQL course: "the FROM clause" (key FROM, a word of the
+    question), "all the columns" (key "Every column of the table") and "a string literal" (in
+    the bank's explanation, not the key) were wrong without asking. A short key said within a
+    short answer, one own word of a point of three, and the explanation's words offer the
+    key's point to the learner; the question typed back, a negated key and other words do
+    not."""
+    from tutor.engine import grading
+
+    clause = _keyed(
+        "Which clause names the table a query reads from?",
+        "FROM",
+        "FROM names the table; SELECT names the columns.",
+    )
+    right, asked = _self_graded(clause, "the FROM clause")
+    assert right is True and len(asked) == 1 and grading.could_answer(clause, "the FROM clause")
+    for not_it in (
+        "Which clause names the table a query reads from?",
+        "not FROM",
+        "FROM or WHERE",
+        "the clause",
+    ):
+        assert _self_graded(clause, not_it) == (False, []), not_it
+    star = _keyed("What does SELECT * return?", "Every column of the table", "The star: all.")
+    assert _self_graded(star, "all the columns")[0] is True
+    assert _self_graded(star, "the first row")[0] is False
+    literal = _keyed(
+        "What is 'name' (in single quotes) in SELECT 'name' FROM customers?",
+        "A text value repeated on every row",
+        "Single quotes make a string literal, so every row shows the text name.",
+    )
+    right, asked = _self_graded(literal, "a string literal")
+    assert right is True and "A text value repeated on every row" in asked[0]
+    assert _self_graded(literal, "the customers table")[0] is False
+
+
+def test_a_lead_in_to_a_table_is_no_key_sentence():
+    """An examiner's checkpoint graded against "… The customers table of our shop looks like
+    this:", a lead-in to a table the reference never shows. A sentence ending in a colon says
+    nothing alone: it is neither taught as a claim nor made a key point."""
+    from tutor.engine.steps import key_sentences
+
+    text = (
+        "A relational database stores data in tables of rows and columns. Every column has a "
+        "type such as INTEGER or TEXT. The customers table of our shop looks like this:\n\n"
+        "| id | name |\n|---|---|\n| 1 | Ada |\n\n"
+        "Each row of it is one customer of the shop, named only once."
+    )
+    assert key_sentences(text, 3) == [
+        "A relational database stores data in tables of rows and columns.",
+        "Every column has a type such as INTEGER or TEXT.",
+        "Each row of it is one customer of the shop, named only once.",
+    ]

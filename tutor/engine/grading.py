@@ -88,11 +88,19 @@ def _point_question(item: Presented, n: int, of: int, point: str) -> str:
 
 def offered(item: Presented, answer: str) -> list[str]:
     """The key points of the item's reference an answer could have made
-    (tutor.engine.selfgrade.offered_points): every one for an answer that is exactly the key
-    the question names among others ("O2" for "… H2 and O2 …, which is limiting?")."""
+    (tutor.engine.selfgrade.offered_points): every one for an answer that says the key, even
+    one the question names among others ("O2" for "… H2 and O2 …, which is limiting?", "the
+    FROM clause" for "Which clause … reads from?"), or one in the words of the bank's
+    explanation after the key ("a string literal" where it says "Single quotes make a string
+    literal")."""
+    points = selfgrade.key_points(graded_reference(item))
     if says_key(item, answer):
-        return selfgrade.key_points(graded_reference(item))
-    return selfgrade.offered_points(answer, item.question, graded_reference(item), item.grounds)
+        return points
+    offered = selfgrade.offered_points(answer, item.question, graded_reference(item), item.grounds)
+    if offered or item.grounds or graded_reference(item) == item.reference:
+        return offered
+    # the bank's explanation says why the key is right: an answer in its words may make the point
+    return points if selfgrade.touched(answer, item.question, item.reference) else []
 
 
 def graded_reference(item: Presented) -> str:

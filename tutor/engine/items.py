@@ -345,15 +345,18 @@ def _exact(text: str) -> str:
 
 
 def says_key(item: Presented, answer: str) -> bool:
-    """A free-recall answer that is exactly the bank's key (`lo = mid + 1` as `lo=mid+1`)."""
+    """A free-recall answer that says the bank's key: exactly (`lo = mid + 1` as `lo=mid+1`), or
+    a short key within a short answer ("the FROM clause": selfgrade.says_within)."""
     key = _exact(item.key)
-    return bool(key) and _exact(answer) == key
+    return bool(key) and (_exact(answer) == key or selfgrade.says_within(answer, item.key))
 
 
 def states_key(item: Presented, answer: str) -> bool:
-    """`says_key`, where the question does not already hold the key (a question naming its
-    answer among others, "H2 or O2?", leaves that answer to be confirmed by a grader)."""
-    return says_key(item, answer) and _exact(item.key) not in _exact(item.question)
+    """An answer that is exactly the key, where the question does not already hold it (a
+    question naming its answer among others, "H2 or O2?", leaves that answer to be confirmed by
+    a grader)."""
+    key = _exact(item.key)
+    return bool(key) and _exact(answer) == key and key not in _exact(item.question)
 
 
 def grade(item: Presented, answer: str) -> bool | None:

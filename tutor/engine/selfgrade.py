@@ -21,6 +21,8 @@ ON_TOPIC_SHARE = 0.2
 STEM = 5  # words compared by their first letters: "deviations" makes the point of "deviation"
 NAME_WORDS = 3  # a key of at most this many own words is a name an answer may simply say
 NAME_EXTRA = 2  # other words an answer that says such a name may hold
+SHORT_POINT = 3  # a key point of at most this many own words is touched by one of them
+PHRASE_WORDS = 4  # a key of at most this many words may be said within a short answer
 _ASIDE = re.compile(r"\(([^()]*)\)|\[([^\[\]]*)\]")
 _NEGATED_OR_HEDGED = re.compile(r"\b(not?|never|neither|nor|none|or)\b|n't\b|/")
 EXPLAIN_MIN_WORDS = 6  # distinct content words an explain-back needs
@@ -59,9 +61,10 @@ def well_formed(answer: str) -> bool:
 
 def touches(answer: str, point: str, question: str) -> bool:
     """The answer uses the point's own words — those the question does not contain: two of
-    them (one, for a point with one or two: "the D major chord" may make "The D major triad")."""
+    them (one, for a point of at most SHORT_POINT: "the D major chord" may make "The D major
+    triad", "all the columns" may make "Every column of the table")."""
     own = stems(point) - stems(question)
-    return len(own & stems(answer)) >= (1 if len(own) <= 2 else 2) and bool(own)
+    return len(own & stems(answer)) >= (1 if len(own) <= SHORT_POINT else 2) and bool(own)
 
 
 def names_key(answer: str, question: str, key: str) -> bool:
@@ -81,6 +84,18 @@ def names_key(answer: str, question: str, key: str) -> bool:
         0 < len(own) <= NAME_WORDS and own <= given
         for own in (stems(n) - asked for n in names if _all_words(n))
     )
+
+
+def says_within(answer: str, key: str) -> bool:
+    """A key of at most PHRASE_WORDS words said as a phrase within an answer of at most
+    NAME_EXTRA other content words, neither negated nor hedged: "the FROM clause" says "FROM",
+    "set lo = mid + 1" says "lo = mid + 1"."""
+    tokens = re.findall(r"\w+|[^\w\s]", key.lower().strip(" `'\"."))
+    words = [t for t in tokens if t[0].isalnum()]
+    if not words or len(words) > PHRASE_WORDS or _NEGATED_OR_HEDGED.search(answer.lower()):
+        return False
+    phrase = r"(?<!\w)" + r"\s*".join(map(re.escape, tokens)) + r"(?!\w)"
+    return bool(re.search(phrase, answer.lower())) and len(stems(answer) - stems(key)) <= NAME_EXTRA
 
 
 def _all_words(name: str) -> bool:

@@ -47,14 +47,15 @@ class StepText(TypedDict):
 
 
 def key_sentences(text: str, n: int = 2) -> list[str]:
-    """The first prose sentences of a section: its load-bearing claims, quoted verbatim."""
+    """The first prose sentences of a section: its load-bearing claims, quoted verbatim (not a
+    lead-in to a table, list or code, "… looks like this:", which says nothing alone)."""
     out: list[str] = []
     for para in re.split(r"\n\s*\n", text):
         p = para.strip()
         if not p or p.startswith(("#", "```", "|", "-", "*", ">", "    ")) or len(p) < 40:
             continue
         for sentence in _SENTENCE.split(" ".join(p.split())):
-            if 30 <= len(sentence) <= 300 and sentence not in out:
+            if 30 <= len(sentence) <= 300 and not sentence.endswith(":") and sentence not in out:
                 out.append(sentence)
             if len(out) >= n:
                 return out

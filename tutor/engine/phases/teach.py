@@ -90,9 +90,10 @@ def checkpoint(ctx: LessonContext, n: int, total: int, item: Presented | None) -
 
 def checkpoint_item(ctx: LessonContext, step: Step, n: int) -> Presented | None:
     """After an even step: the step's evidence from a ready knowledge pack, else a bank item
-    neither the probe nor the quiz uses (`check` items first; the quiz keeps at least
-    QUIZ_KEEP), else a free-recall question on the step's own key sentences, self-graded by key
-    points. None after an odd step."""
+    the steps so far have taught (`_taught`) that neither the probe nor the quiz uses (`check`
+    items first; the quiz keeps at least QUIZ_KEEP), else a free-recall question on the step's
+    own key sentences, self-graded by key points, worded to stand alone in a review. None after
+    an odd step."""
     if n % 2:
         return None
     evidence = evidence_item(ctx, step, n)
@@ -107,9 +108,8 @@ def checkpoint_item(ctx: LessonContext, step: Step, n: int) -> Presented | None:
         and (q.stage == "check" or q.id not in quiz_ids or q.id in spare_quiz)
     ]
     said = selfgrade.stems(" ".join([*(t.content for t in ctx.taught), step.section.text]))
-    candidates.sort(
-        key=lambda q: (q.stage != "check", not _taught(q, said), q.id in spare_quiz, q.index)
-    )
+    candidates = [q for q in candidates if _taught(q, said)]
+    candidates.sort(key=lambda q: (q.stage != "check", q.id in spare_quiz, q.index))
     salt = f"{ctx.session_id}:check:{n}"
     for p in bank.present(candidates, ctx.lesson, salt=salt, curriculum=ctx.curriculum):
         if p.type in ("mcq", "numeric"):
@@ -121,7 +121,7 @@ def checkpoint_item(ctx: LessonContext, step: Step, n: int) -> Presented | None:
         id=f"{ctx.concept}-step{n}-recall",
         lesson_id=ctx.lesson.id,
         type="free_recall",
-        question=f"In your own words: what did this step say about {step.section.title}?",
+        question=f"In your own words: what does {ctx.lesson.title} say about {step.section.title}?",
         reference=" ".join(sentences),
         bloom="understand",
         stage="check",

@@ -244,8 +244,9 @@ TEACH_WITHHELD = Prompt(
     title="Step 4/6 · chain rule, a graph",
     position="step 4/6",
     content="",
-    banner="this step could not be verified (code F09). Continue with the next step, or "
-    "review the source.",
+    # the shape of tutor.gates.checker.banner: the app adds no second "Withheld:"
+    banner="Withheld: this step could not be verified (code F09). Continue with the next "
+    "step, or review the source.",
 )
 
 

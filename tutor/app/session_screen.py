@@ -357,7 +357,7 @@ class SessionScreen(ReportingScreen):
         self.query_one("#position", Static).update(safe(prompt.position))
         widgets: list = []
         if prompt.banner:
-            widgets.append(Static(safe("⚠ Withheld: " + prompt.banner), classes="banner"))
+            widgets.append(Static(safe("⚠ " + prompt.banner), classes="banner"))
         item = prompt.item
         if item is not None and prompt.kind in ("choice", "numeric", "text"):
             widgets.append(Static(safe(item.question), classes="question"))

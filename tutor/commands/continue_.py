@@ -105,5 +105,9 @@ def run_plain(args: argparse.Namespace) -> int:
             session.close()
         for line in after_lesson(store, curriculum, session).lines():
             io.say(line)
-        io.say("Run `tutor continue` for the next lesson, `tutor review` when answers come due.")
+        again = learner.resume_command(store, curriculum.root)
+        if session.context.completed:
+            io.say(f"Run `{again}` for the next lesson, `tutor review` when answers come due.")
+        else:
+            io.say(f"Run `{again}` to try it again.")
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tutor.output import dumps
@@ -31,10 +32,12 @@ def gather() -> tuple[dict, Calibration]:
         calibrated = calibration(store)
         session = store.sessions.latest_unfinished() or store.sessions.latest()
         chosen = str(learner.curriculum_path(store))
+        shown = session["curriculum"] if session and session["curriculum"] else chosen
         data = {
             "store": str(store.path),
             # the curriculum of the position shown; the chosen one when nothing is started
-            "curriculum": session["curriculum"] if session and session["curriculum"] else chosen,
+            "curriculum": shown,
+            "continue": learner.resume_command(store, Path(shown)),
             "default_curriculum": chosen,
             "position": None
             if session is None
@@ -66,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if pos is None:
         where = "not started — run `tutor continue`"
     elif pos["status"] == "done":
-        where = f"finished {pos['lesson']} — `tutor continue` starts the next lesson"
+        where = f"finished {pos['lesson']} — `{data['continue']}` starts the next lesson"
     else:
         where = f"{pos['lesson']} · {pos['where']} ({pos['status']})"
     print(f"Position:   {where}")

@@ -168,5 +168,6 @@ def after_lesson(store: Store, curriculum: Curriculum, session: Session) -> Less
             said.append(f"{result.lesson_id}: written ({result.changed} records)")
         elif result.status == "rejected":
             said.append(f"{result.lesson_id}: rejected — " + "; ".join(result.reasons))
-    records = "; ".join(said) or "already in your records"
-    return lesson_end(store, curriculum, session.id, session.lesson.id, records)
+    done = session.context.completed
+    records = "; ".join(said) or ("already in your records" if done else "nothing to write")
+    return lesson_end(store, curriculum, session.id, session.lesson.id, records, done)

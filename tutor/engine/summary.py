@@ -51,8 +51,14 @@ def _mastery(rows: list[dict[str, Any]], now: datetime) -> float:
 
 
 def lesson_end(
-    store: Store, curriculum: Curriculum, session_id: str, lesson_id: str, records: str
+    store: Store,
+    curriculum: Curriculum,
+    session_id: str,
+    lesson_id: str,
+    records: str,
+    done: bool = True,
 ) -> LessonEnd:
+    """What the lesson's end says; a lesson not `done` names no next lesson: it is tried again."""
     from tutor.engine.calibration import calibration
     from tutor.engine.selection import concept_id
 
@@ -80,7 +86,9 @@ def lesson_end(
         records=records,
         calibration=calibration(store, now).lines(),
         next=(
-            f"Next: {upcoming.id} {upcoming.title}."
+            f"{lesson.id} is not done: it is tried again when you continue."
+            if not done
+            else f"Next: {upcoming.id} {upcoming.title}."
             if upcoming
             else f"You have finished {curriculum.name}."
         ),

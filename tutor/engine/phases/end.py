@@ -4,10 +4,12 @@ done, and its last screen says why and what to do."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Generator
 
 from tutor.engine.context import LessonContext
 from tutor.engine.records import Finish, Note
+from tutor.engine.steps import teaching_sections
 from tutor.engine.turns import Action, Prompt
 
 NOT_DONE = "ended, not done"  # the last screen's position when the lesson is not recorded done
@@ -25,8 +27,8 @@ def run(ctx: LessonContext) -> Generator[Prompt, Action, None]:
         yield _done(
             ctx,
             title,
-            f"{ctx.lesson.title} was not taught this time: {why}. It is not recorded as done; "
-            "`tutor continue` tries it again.",
+            f"{ctx.lesson.title} was not taught this time: {why}. It is not recorded as done, "
+            "and is tried again when you continue.",
         )
         return
     ctx.journal.record(Finish(ctx.verdicts, ctx.plan_titles, ctx.taught, ctx.skipped))
@@ -57,6 +59,12 @@ def _not_done(ctx: LessonContext) -> str:
         )
     if skipped:
         return "you skipped its steps and no question could be asked"
+    if not ctx.lesson.quiz and not teaching_sections(ctx.lesson):
+        where = shlex.quote(str(ctx.curriculum.root))
+        return (
+            "it has no questions and no sections to teach from; "
+            f"`tutor curriculum check {where}` says what was read"
+        )
     return "every step and question was withheld"
 
 

@@ -63,7 +63,9 @@ def run(
     `recorded` solid in the learner's records may be confirmed by one answer)."""
     title = title + " · results"
     if not answers and not free:
-        # every question of the strand was withheld: there is nothing to judge
+        # its bank is empty or every question of it was withheld: there is nothing to judge
+        banks = [g.lesson.quiz for g in strand.members or (strand,)]
+        why = "its questions were withheld" if any(banks) else "its lesson has no questions"
         ctx.journal.record(
             Note("verdict", {"strand": strand.name, "verdict": NOT_PROBED, "evidence": []})
         )
@@ -71,7 +73,7 @@ def run(
             ctx,
             "results",
             title,
-            f"No verdict for {strand.name}: its questions were withheld, so nothing was asked.",
+            f"No verdict for {strand.name}: {why}, so nothing was asked.",
         )
         return
     graded = yield from reveal(ctx, answers + free, title)

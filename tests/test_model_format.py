@@ -131,3 +131,15 @@ def test_a_valid_answer_wrapped_in_prose_a_fence_or_thinking_is_used(store, endp
     assert not [f for p in seen for f in p.flags if "required format" in f]
     kinds = {r["error_kind"] for r in store.rows("SELECT error_kind FROM model_calls")}
     assert kinds == {None}, kinds
+
+
+@pytest.mark.parametrize("wrapping", ["fenced-in-prose", "prose-around"])
+def test_json_holding_a_code_fence_is_read_whole_inside_a_fence_or_prose(wrapping):
+    """Found with an outside server: a draft whose content holds a ```python block, sent in a
+    ```json fence or after a sentence, was cut at the inner fence and re-asked as invalid JSON
+    (every step with code was dropped, and the knowledge pack failed)."""
+    from tutor.engine.drafter import StepDraft
+
+    draft = {"content": "Run it:\n```python\nprint(1)\n```\nDone.", "claims": []}
+    reply = WRAPPINGS[wrapping](json.dumps(draft))
+    assert StepDraft.model_validate_json(_json_text(reply)).content == draft["content"]

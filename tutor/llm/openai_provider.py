@@ -183,6 +183,7 @@ def _response_schema(schema: type[BaseModel]) -> dict[str, Any]:
 
 _FENCE = re.compile(r"```(?:json)?[ \t]*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
 _THOUGHT_END = "</think>"
+BRACES = 20  # the first `{` of a reply tried as the start of its JSON object
 
 
 def _json_text(content: str) -> str:
@@ -190,19 +191,37 @@ def _json_text(content: str) -> str:
     JSON at all: the reply; what follows a reasoning model's thinking (everything up to the last
     `</think>`: R1-style chat templates strip the opening tag); a ```` ``` ```` fence found in
     that; the text from its first `{` to its last `}` (models in plain JSON mode put prose
-    around the JSON). Else the last of them, for the validation errors to be about."""
+    around the JSON), in the fence, then in the whole answer (a string in the JSON may hold a
+    fence of its own, a code block, which ends the outer one early). Else the fence's, for the
+    validation errors to be about."""
     thought = content.rpartition(_THOUGHT_END)[2]
     fenced = _FENCE.search(thought)
     inner = fenced.group(1) if fenced else thought
-    start, end = inner.find("{"), inner.rfind("}")
-    candidates = [content, thought, inner, inner[start : end + 1] if 0 <= start < end else inner]
+    candidates = [content, thought, inner, _braced(inner), _braced(thought)]
     for text in candidates:
         try:
             json.loads(text)
         except ValueError:
             continue
         return text
-    return candidates[-1]
+    return candidates[3]
+
+
+def _braced(text: str) -> str:
+    """The first JSON object in the text, read from one of its first BRACES `{` to where the
+    object ends (prose may follow it, braces and all); else the text from its first `{` to its
+    last `}` (itself when it has no such span)."""
+    decoder = json.JSONDecoder()
+    starts = [m.start() for m in re.finditer(r"\{", text)][:BRACES]
+    for start in starts:
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return text[start:end]
+    start, end = text.find("{"), text.rfind("}")
+    return text[start : end + 1] if 0 <= start < end else text
 
 
 @cache

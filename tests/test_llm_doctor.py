@@ -68,7 +68,8 @@ def test_a_reachable_endpoint_listing_the_model(capsys, monkeypatch):
         assert data["settings"]["api_key"] == "present"
         assert [r.path for r in srv.requests] == ["/v1/models", "/v1/chat/completions"]
         (completion,) = srv.chat_requests
-        assert completion.body["max_tokens"] <= 32 and data["model"]["completion"]["ok"]
+        # a lesson's token bound: a reasoning model thinks before its tiny answer
+        assert completion.body["max_tokens"] == 1500 and data["model"]["completion"]["ok"]
         assert data["verifier"]["status"] == "same" and data["verifier"]["independent"] is False
         code, out = run_doctor(capsys)
         assert "model loopback-model is listed" in out and "sk-doctor-key" not in out
@@ -256,3 +257,23 @@ def test_no_v1_hint_when_the_v1_path_does_not_answer_either(capsys, monkeypatch)
         code, data = report(capsys)
     assert data["model"]["status"] == "no_listing" and "/v1" not in data["model"]["message"]
     assert [r.path for r in srv.requests][:2] == ["/models", "/v1/models"]
+
+
+def test_a_slow_model_and_an_unlisted_verifier_are_told_as_a_lesson_meets_them(capsys, monkeypatch):
+    """Found with an outside server: a model answering in 5.5 s, which lessons used with
+    TUTOR_TIMEOUT=60, failed doctor's 5 s check; an unlisted verifier model was told to change
+    TUTOR_MODEL. The completion check waits a lesson's timeout, and the hint names the
+    verifier's own setting."""
+    with (
+        ModelServer(default=Reply.json({"ready": True}, delay=5.5)) as drafting,
+        ModelServer(models=["judge"], default=READY) as judging,
+    ):
+        monkeypatch.setenv("TUTOR_BASE_URL", drafting.base_url)
+        monkeypatch.setenv("TUTOR_MODEL", "loopback-model")
+        monkeypatch.setenv("TUTOR_TIMEOUT", "30")
+        monkeypatch.setenv("TUTOR_VERIFIER_BASE_URL", judging.base_url)
+        monkeypatch.setenv("TUTOR_VERIFIER_MODEL", "judge-2")
+        code, data = report(capsys)
+        assert data["model"]["completion"]["ok"] is True, data["model"]
+        assert data["verifier"]["status"] == "model_not_listed"
+        assert "set TUTOR_VERIFIER_MODEL to one it lists" in data["verifier"]["message"]

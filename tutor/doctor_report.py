@@ -101,12 +101,12 @@ def check_curriculum(chosen: str | None) -> dict[str, Any]:
     }
 
 
-def check_endpoint(settings: Any) -> dict[str, Any]:
-    """Is the endpoint there and the model listed, and does one tiny structured completion
-    come back in its schema?"""
+def check_endpoint(settings: Any, model_env: str = "TUTOR_MODEL") -> dict[str, Any]:
+    """Is the endpoint there and the model listed (else `model_env` names the setting to
+    change), and does one tiny structured completion come back in its schema?"""
     from tutor.llm.health import check_model
 
-    model = check_model(settings)
+    model = check_model(settings, model_env)
     if (
         settings is None
         or settings.offline
@@ -149,7 +149,7 @@ def check_verifier(settings: Any) -> dict[str, Any]:
             "message": f"the drafting model {settings.model} verifies its own drafts (not "
             "independent; set TUTOR_VERIFIER_MODEL or [verifier] for a separate one)",
         }
-    checked = check_endpoint(verifier)
+    checked = check_endpoint(verifier, "TUTOR_VERIFIER_MODEL")
     return {
         **checked,
         "independent": True,

@@ -31,7 +31,10 @@ def _under_v1(base: str, headers: dict[str, str], timeout: float) -> str | None:
     )
 
 
-def check_model(settings: Any) -> dict[str, Any]:
+def check_model(settings: Any, model_env: str = "TUTOR_MODEL") -> dict[str, Any]:
+    """Is the endpoint there, does it take the key, and does it list the model (else
+    `model_env` names the setting to change)? Each request waits PROBE_TIMEOUT at most: this
+    runs before a lesson starts."""
     if settings is None:
         return {"ok": False, "status": "unknown", "message": "settings are invalid"}
     if settings.offline:
@@ -91,7 +94,7 @@ def check_model(settings: Any) -> dict[str, Any]:
         f"reachable; model {settings.model} is listed"
         if listed
         else f"reachable, but model {settings.model} is not among its {len(ids)} models; "
-        "set TUTOR_MODEL to one it lists"
+        f"set {model_env} to one it lists"
     )
     return {
         **info,
@@ -103,12 +106,10 @@ def check_model(settings: Any) -> dict[str, Any]:
     }
 
 
-COMPLETION_MAX_TOKENS = 32
-
-
 def check_completion(settings: Any) -> dict[str, Any]:
-    """One tiny structured completion (skill `doctor`, answer `{"ready": true}`, at most
-    COMPLETION_MAX_TOKENS tokens, no retries): does the model answer, and follow the schema?"""
+    """One tiny structured completion (skill `doctor`, answer `{"ready": true}`, no retries)
+    with a lesson's token bound and timeout (a reasoning model thinks first, a local one may be
+    slow): does the model answer, and follow the schema?"""
     from pydantic import BaseModel, ConfigDict
 
     from tutor import aio
@@ -120,13 +121,7 @@ def check_completion(settings: Any) -> dict[str, Any]:
 
         ready: bool
 
-    quick = settings.model_copy(
-        update={
-            "max_retries": 0,
-            "timeout": min(settings.timeout, PROBE_TIMEOUT),
-            "max_tokens": COMPLETION_MAX_TOKENS,
-        }
-    )
+    quick = settings.model_copy(update={"max_retries": 0})
     provider = OpenAIProvider(quick)
 
     try:

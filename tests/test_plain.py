@@ -103,6 +103,21 @@ def test_an_unreachable_model_says_so_and_the_lesson_runs_offline(tmp_path, monk
     assert "model unreachable — running offline" in learner.stderr
 
 
+def test_a_refused_key_is_told_as_refused_not_unreachable(tmp_path, monkeypatch):
+    """Found with an outside server: a wrong key was told "model unreachable", then "no model
+    is configured" — a model was configured and answered, refusing the key."""
+    from tutor.testing.model_server import ModelServer
+
+    with ModelServer(require_key="right") as srv:
+        monkeypatch.setenv("TUTOR_BASE_URL", srv.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "wrong")
+        learner = Learner(tmp_path, "continue", "--plain", "--offline")
+        learner.read_prompt()
+        learner.finish()
+    assert "model refused — running offline (the endpoint refused the key" in learner.stderr
+    assert "unreachable" not in learner.stderr and "no model is configured" not in learner.stderr
+
+
 def test_a_lesson_through_the_plain_front_end_against_a_loopback_model(tmp_path, monkeypatch):
     from test_engine_model import rewriting_reply
 

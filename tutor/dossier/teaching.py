@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 Memo = Callable[[str, Callable[[], Any]], Any]  # the session journal's memo
 OFFLINE_LESSON = (
-    "no model is configured, so no knowledge pack is built for this lesson: "
+    "no model is in use, so no knowledge pack is built for this lesson: "
     "it is taught from its digest"
 )
 

@@ -28,9 +28,10 @@ def model_provider(store: Store, progress: Callable[[str], None] | None = None) 
     if settings.offline:
         return None
     health = check_model(settings)
-    if health["status"] in ("unreachable", "rejected", "error"):
+    said = {"unreachable": "unreachable", "rejected": "refused", "error": "not usable"}
+    if health["status"] in said:
         if progress:
-            progress(f"model unreachable — running offline ({health['message']})")
+            progress(f"model {said[health['status']]} — running offline ({health['message']})")
         return None
     if not health["ok"] and progress:
         progress(f"model: {health['message']}")

@@ -191,6 +191,9 @@ async def test_free_recall_p_is_text_not_a_pause(home):
         await pilot.press(*keys_of("p q and more"), "ctrl+s")
         assert app.is_running and screen.pending is not None
         assert screen.pending.text == "p q and more"
+        # the waiting answer named beside the tags (an examiner saw "your answer  · confidence")
+        waiting = str(screen.query_one("#confidence").render())
+        assert waiting.startswith("your written answer · confidence"), waiting
 
 
 async def test_markup_and_escapes_in_sources_render_literally(home, tmp_path):

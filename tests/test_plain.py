@@ -50,6 +50,9 @@ def test_pause_resume_and_review_through_the_plain_front_end(tmp_path):
     first_due = ledger.due_queue(Store(tmp_path / "tutor.db"))[0]
     assert first_due.kind == "mistake"
     assert question in screen or first_due.id.startswith("m:")
+    review.send("x")  # "I don't know": said in words, with no raw tag after it
+    graded = review.read_prompt()
+    assert "You answered: I don't know\n" in graded and "no_idea" not in graded, graded
     review.finish()
 
 

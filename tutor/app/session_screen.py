@@ -668,10 +668,12 @@ class SessionScreen(ReportingScreen):
                 self._hold(parsed)
             self.pending = parsed
             # the answer named in words beside the tags it waits for: not by colour alone
-            given = parsed.value
-            if self.prompt.kind == "choice" and given.isdigit():
-                given = option_label(int(given))
-            line = f"your answer {given} · {CONFIDENCE_LINE}"
+            given = f"your answer {parsed.value}"
+            if self.prompt.kind == "choice" and parsed.value.isdigit():
+                given = f"your answer {option_label(int(parsed.value))}"
+            elif self.prompt.kind == "text":
+                given = "your written answer"
+            line = f"{given} · {CONFIDENCE_LINE}"
             self.query_one("#confidence", Static).update(safe(line, "bold"))
             self.query_one("#body", VerticalScroll).focus()
             self.refresh_bindings()

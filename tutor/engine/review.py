@@ -301,9 +301,9 @@ def _ask_one(
     shown = answer
     if item.type == "mcq" and answer.isdigit():
         shown = f"{int(answer) + 1}. {item.options[int(answer)]}"
-    shown = "I don't know" if idk else shown
+    shown = "I don't know" if idk else f"{shown} ({confidence.replace('_', ' ')})"
     content = (
-        f"{item.question}\n  You answered: {shown} ({confidence})\n  "
+        f"{item.question}\n  You answered: {shown}\n  "
         f"{'right' if passed else 'not yet'}. Reference: {item.reference}\n  ({status})"
     )
     graded = gate.grade(

@@ -650,8 +650,8 @@ class SessionScreen(ReportingScreen):
                 self._pick(parse.parse(p, key))
             elif p.kind == "yes_no" and key in "yn":
                 self._act(Action(kind="yes_no", value=key))
-            elif p.kind == "error_type" and key in "1234":
-                self._error_type(key)
+            elif p.kind == "error_type" and key in "1234abcd":  # as the footer's 1-4/a-d says
+                self._error_type(str("1234abcd".index(key) % 4 + 1))
         except InvalidAction as exc:
             self.notify(str(exc), severity="warning")
 

@@ -251,6 +251,16 @@ def test_a_base_url_missing_v1_gets_the_hint_to_add_it(capsys, monkeypatch, tmp_
         assert any(hint in t for t in told), told
 
 
+def test_a_base_url_with_v1_on_a_root_server_gets_the_hint_to_drop_it(capsys, monkeypatch):
+    """Found with an outside server serving its API at the root: a base URL ending in /v1 got
+    no hint (the opposite case had one)."""
+    with ModelServer(only_root=True, default=READY) as srv:
+        monkeypatch.setenv("TUTOR_BASE_URL", srv.base_url)
+        code, data = report(capsys)
+        hint = f"the endpoint answers without /v1: set base_url to {srv.root_url}"
+    assert code == 1 and hint in data["model"]["message"], data["model"]
+
+
 def test_no_v1_hint_when_the_v1_path_does_not_answer_either(capsys, monkeypatch):
     with ModelServer(list_models=False, default=READY) as srv:
         monkeypatch.setenv("TUTOR_BASE_URL", srv.root_url)

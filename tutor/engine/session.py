@@ -261,7 +261,7 @@ class Session:
 
         def stalled() -> None:
             for breaker in self._breakers:
-                breaker.stall(f"{limit:g} s at one screen")
+                breaker.stall(f"{limit:g} s at one screen; TUTOR_WAIT_MAX sets that wait")
 
         timer = threading.Timer(limit, stalled)
         timer.daemon = True

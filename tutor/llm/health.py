@@ -14,20 +14,23 @@ def _listed(model: str, ids: list[str]) -> bool:
     return model in ids or f"{model}:latest" in ids
 
 
-def _under_v1(base: str, headers: dict[str, str], timeout: float) -> str | None:
-    """A hint when `base` 404s but `{base}/v1/models` answers: most servers serve the OpenAI
-    API only under /v1, and a base URL without it fails every call."""
+def _moved(base: str, headers: dict[str, str], timeout: float) -> str | None:
+    """A hint when `base` 404s but the same server answers with /v1 added (most serve the
+    OpenAI API only under /v1) or, for a base URL ending in /v1, taken away (some serve it at
+    the root): a base URL off by /v1 fails every call."""
     import httpx2
 
+    other = base.removesuffix("/v1") if base.endswith("/v1") else f"{base}/v1"
     try:
-        response = httpx2.get(f"{base}/v1/models", headers=headers, timeout=timeout)
+        response = httpx2.get(f"{other}/models", headers=headers, timeout=timeout)
     except httpx2.HTTPError:
         return None
     if response.status_code != 200:
         return None
+    where = "without /v1" if base.endswith("/v1") else "under /v1"
     return (
-        f"GET {base}/models answered HTTP 404, but the endpoint answers under /v1: "
-        f"set base_url to {base}/v1"
+        f"GET {base}/models answered HTTP 404, but the endpoint answers {where}: "
+        f"set base_url to {other}"
     )
 
 
@@ -72,8 +75,8 @@ def check_model(settings: Any, model_env: str = "TUTOR_MODEL") -> dict[str, Any]
         "message": f"reachable; it lists no models (GET {base}/models: %s), so the model is "
         "tried as configured",
     }
-    if response.status_code == 404 and not base.endswith("/v1"):
-        hint = _under_v1(base, headers, min(settings.timeout, PROBE_TIMEOUT))
+    if response.status_code == 404:
+        hint = _moved(base, headers, min(settings.timeout, PROBE_TIMEOUT))
         if hint is not None:
             return {**info, "ok": False, "status": "error", "message": hint}
     if response.status_code in (404, 405, 501):  # answers, but keeps no /models route

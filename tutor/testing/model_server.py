@@ -238,8 +238,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- routes ---------------------------------------------------------------------------------
     def _outside_v1(self) -> bool:
-        """With `only_v1`, a path not under /v1/ is 404, as on servers serving only /v1/…"""
-        if self.server.owner.only_v1 and not self.path.startswith("/v1/"):
+        """With `only_v1`, a path not under /v1/ is 404, as on servers serving only /v1/…; with
+        `only_root`, a path under /v1/ is (a server serving its API at the root)."""
+        owner = self.server.owner
+        if (owner.only_v1 and not self.path.startswith("/v1/")) or (
+            owner.only_root and self.path.startswith("/v1/")
+        ):
             self._error(404, f"no route {self.path}")
             return True
         return False
@@ -445,6 +449,7 @@ class ModelServer:
         default: ScriptItem | None = None,
         completion_content_type: str | None = "application/json",
         only_v1: bool = False,
+        only_root: bool = False,
     ) -> None:
         self.models = list(models)
         self.latency = latency
@@ -454,6 +459,7 @@ class ModelServer:
         self.reject_max_tokens = reject_max_tokens
         self.list_models = list_models  # False: GET /models is 404, as on some proxies
         self.only_v1 = only_v1  # True: only paths under /v1/ are served (`root_url` 404s)
+        self.only_root = only_root  # True: no path under /v1/ is served (`base_url` 404s)
         self.require_key = require_key
         self.default = default
         # the Content-Type of a non-streamed completion; None: the header is left out

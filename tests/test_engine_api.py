@@ -423,6 +423,39 @@ def test_a_choice_may_be_typed_as_its_options_whole_text():
             parse.parse(choice, refused)
 
 
+def test_answers_an_outside_driver_typed_are_read_as_meant():
+    """An outside tester's simulated learners typed an option's text with a closing full stop
+    after a bracket (refused), a written answer's tag after a comma or in brackets (kept in the
+    answer, the tag asked again) and "no idea" as a written answer (kept as text)."""
+    from tutor.engine.items import Presented
+
+    item = Presented(
+        id="q",
+        lesson_id="L",
+        type="mcq",
+        question="What is the output range of ReLU?",
+        options=["(-1, 1)", "(0, 1)", "[0, infinity)", "(-infinity, infinity)"],
+        correct_index=2,
+        reference="[0, infinity)",
+        bloom="remember",
+        stage="pre",
+    )
+    choice = _prompt("choice", needs_confidence=True, item=item)
+    got = parse.parse(choice, "[0, infinity). s")
+    assert (got.value, got.confidence) == ("2", "sure")
+    text = _prompt("text", needs_confidence=True)
+    for typed, body, tag in (
+        ("how aligned the two vectors are, hunch", "how aligned the two vectors are", "hunch"),
+        ("a slope (sure)", "a slope", "sure"),
+        ("the slope - no idea", "the slope", "no_idea"),
+        ("to make sure", "to make sure", None),  # a word at the end is not a tag by itself
+    ):
+        got = parse.parse(text, typed)
+        assert (got.text, got.confidence) == (body, tag), typed
+    for idk in ("no idea", "No idea.", "dunno", "not sure", "I have no idea"):
+        assert parse.parse(text, idk).value == "idk", idk
+
+
 def test_i_dont_know_in_words_is_i_dont_know_at_a_written_answer_too():
     assert parse.parse(_prompt("text", needs_confidence=True), "I don't know").value == "idk"
     written = parse.parse(_prompt("text", needs_confidence=True), "I don't know why, it scales")

@@ -481,3 +481,32 @@ def test_a_lead_in_to_a_table_is_no_key_sentence():
         "Every column has a type such as INTEGER or TEXT.",
         "Each row of it is one customer of the shop, named only once.",
     ]
+
+
+def test_an_aside_that_is_no_name_makes_no_short_answer_right():
+    """Found by an outside tester's learners: "About 10 steps, because exact for quadratic
+    functions" was right by the program for "1 step (it is exact for quadratic functions)",
+    and "it ignores SIGHUP" for a sentence ending "(SIGHUP)": a bracketed aside is another name
+    only for a key that is a name. And a word-salad answer was offered a key point through one
+    word ("there") of the bank's explanation: that route needs two of its own words."""
+    from tutor.engine import grading, items
+
+    newton = _keyed(
+        "Newton's method converges to the minimum of f(x) = 5x^2 + 3x + 1 in how many steps?",
+        "1 step (it is exact for quadratic functions)",
+    )
+    assert items.grade(newton, "About 10 steps, because exact for quadratic functions") is None
+    hangup = _keyed(
+        "What happens to a running process when you close the terminal?",
+        "It receives a hangup signal and is terminated (SIGHUP)",
+    )
+    assert items.grade(hangup, "it ignores SIGHUP") is None
+    assembly = _keyed("Which assembly elected the consuls?", "The Centuriate Assembly (comitia)")
+    assert items.grade(assembly, "the comitia") is True  # a name's aside still names it
+    unsupervised = _keyed(
+        "What distinguishes unsupervised learning from supervised learning?",
+        "Unsupervised learning has no labeled outputs to learn from",
+        "In unsupervised learning, there are no labels.",
+    )
+    salad = "learning from What supervised basically happens somehow there"
+    assert grading.offered(unsupervised, salad) == []

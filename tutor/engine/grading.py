@@ -99,8 +99,11 @@ def offered(item: Presented, answer: str) -> list[str]:
     offered = selfgrade.offered_points(answer, item.question, graded_reference(item), item.grounds)
     if offered or item.grounds or graded_reference(item) == item.reference:
         return offered
-    # the bank's explanation says why the key is right: an answer in its words may make the point
-    return points if selfgrade.touched(answer, item.question, item.reference) else []
+    # the bank's explanation says why the key is right: an answer using two of its own words
+    # may make the point (one, "there", is too easily said)
+    explained = selfgrade.touched(answer, item.question, item.reference)
+    own = selfgrade.stems(" ".join(explained)) - selfgrade.stems(item.question)
+    return points if len(own & selfgrade.stems(answer)) >= 2 else []
 
 
 def graded_reference(item: Presented) -> str:

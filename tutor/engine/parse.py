@@ -29,9 +29,19 @@ PAUSE_WORDS = frozenset({"p", "q", "pause", "quit"})
 SLASH_PAUSE = frozenset({"/p", "/q", "/pause", "/quit"})
 OPTION_KEYS = "abcd"
 # "I don't know" in words, as the screens label 0/x
-_DONT_KNOW = re.compile(r"^(i\s+)?(do\s*n[o']?t|dont)\s+know\.?$", re.I)
-# how else a choice is written: "2.", "(b)", "b)", "option 2", "2, sure", "2 - sure", "2 sure."
-_CHOICE_NOISE = re.compile(r"^(option|answer|choice)\s+|[()\[\],;:]|(?<=\w)\.(?=\s|$)|\s-+\s", re.I)
+_DONT_KNOW = re.compile(
+    r"^((i\s+)?(do\s*n[o']?t|dont)\s+know|(i\s+have\s+)?no\s+(idea|clue)|dunno|not\s+sure)[.!]?$",
+    re.I,
+)
+# a written answer's confidence after a comma, a dash or in brackets: "…, hunch", "… (sure)"
+_TEXT_TAG = re.compile(
+    r"(\s*[,;]\s*|\s+-+\s*|\s*\(\s*)(sure|hunch|no idea|s|h)\s*\)?[.!]?$|\s([sShH])$", re.I
+)
+# how else a choice is written: "2.", "(b)", "b)", "option 2", "2, sure", "2 - sure", "2 sure.",
+# an option's text with a closing full stop after a bracket ("[0, infinity).")
+_CHOICE_NOISE = re.compile(
+    r"^(option|answer|choice)\s+|[()\[\],;:]|(?<=[\w)\]])\.(?=\s|$)|\s-+\s", re.I
+)
 
 
 class Command(BaseModel):
@@ -253,12 +263,14 @@ def _option_named(prompt: Prompt, body: str) -> str | None:
 
 def _text(prompt: Prompt, text: str) -> Action:
     """A written answer; a trailing `s` or `h` tags it (a trailing `n` is too often a
-    variable name)."""
-    if text.lower() in ("x", "idk") or _DONT_KNOW.match(text):
+    variable name), and so does a tag after a comma or a dash or in brackets (`…, hunch`,
+    `… (sure)`, `… - no idea`)."""
+    if text.lower() in ("x", "idk") or _DONT_KNOW.match(text.strip()):
         return Action(kind="text", value="idk")
     body, tag = text, None
-    if prompt.needs_confidence and re.search(r"\s[sShH]$", text):
-        body, tag = text[:-2], confidence_of(text[-1])
+    tagged = _TEXT_TAG.search(text) if prompt.needs_confidence else None
+    if tagged:
+        body, tag = text[: tagged.start()], confidence_of(tagged.group(2) or tagged.group(3))
     if len(body.strip()) < 2:
         raise InvalidAction(
             "write your answer (a word, a name or a sentence), or x for I don't know"

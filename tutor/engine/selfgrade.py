@@ -79,11 +79,21 @@ def names_key(answer: str, question: str, key: str) -> bool:
     given = stems(answer) - asked
     if len(given - stems(key)) > NAME_EXTRA:
         return False
-    names = [_ASIDE.sub(" ", key), *(a or b for a, b in _ASIDE.findall(key))]
-    return any(
-        0 < len(own) <= NAME_WORDS and own <= given
-        for own in (stems(n) - asked for n in names if _all_words(n))
-    )
+    name = _ASIDE.sub(" ", key)
+    if not _names(name, asked):
+        return False  # "1 step (it is exact …)", "It is killed (SIGHUP)": the aside names no key
+    asides = [a or b for a, b in _ASIDE.findall(key)]
+    names = [name, *(a for a in asides if len(a.split()) <= NAME_WORDS)]
+    return any(_names(n, asked) <= given for n in names if _names(n, asked))
+
+
+def _names(name: str, asked: set[str]) -> set[str]:
+    """The own words of a name (its content words the question does not hold), when it is one:
+    words only, at most NAME_WORDS own words and one more word in all ("The Centuriate
+    Assembly", not "It receives a hangup signal and is terminated"); else none."""
+    own = stems(name) - asked
+    short = len(name.split()) <= NAME_WORDS + 1
+    return own if _all_words(name) and short and 0 < len(own) <= NAME_WORDS else set()
 
 
 def says_within(answer: str, key: str) -> bool:

@@ -510,3 +510,25 @@ def test_an_aside_that_is_no_name_makes_no_short_answer_right():
     )
     salad = "learning from What supervised basically happens somehow there"
     assert grading.offered(unsupervised, salad) == []
+
+
+def test_an_explanation_of_vague_words_any_lesson_holds_is_no_explanation():
+    """An outside tester's learner explained "Calculus for Machine Learning" as "the main
+    things in it and how the parts of it are used in practice for the whole topic really" and
+    was offered every objective to confirm: those words are in any lesson's text."""
+    lesson = (
+        "The derivative measures how a function changes. The chain rule composes derivatives "
+        "of nested functions, and the gradient collects partial derivatives. In practice the "
+        "main use is training: each part of a network is used to compute the whole loss."
+    )
+    title = "Calculus for Machine Learning"
+    vague = (
+        "Calculus for Machine Learning is about the main things in it and how the parts of it "
+        "are used in practice for the whole topic really."
+    )
+    assert not selfgrade.explains(vague, lesson, title)
+    honest = (
+        "A derivative says how fast a function changes, the chain rule multiplies the "
+        "derivatives of nested functions, and the gradient holds every partial derivative."
+    )
+    assert selfgrade.explains(honest, lesson, title)

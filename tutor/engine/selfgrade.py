@@ -28,6 +28,13 @@ _NEGATED_OR_HEDGED = re.compile(r"\b(not?|never|neither|nor|none|or)\b|n't\b|/")
 EXPLAIN_MIN_WORDS = 6  # distinct content words an explain-back needs
 EXPLAIN_MIN_LESSON = 3  # of them, words of the lesson's own text (its title's aside)
 EXPLAIN_LESSON_SHARE = 0.3  # and at least this share of them
+# words any lesson holds, which show nothing of this one ("the main things … used in practice")
+_VAGUE = {
+    w[:STEM]
+    for w in "about thing things part parts use used uses using practice whole topic really "
+    "main basically general important example way ways work works make made many much also "
+    "like well different kind lot lots stuff certain various other same such every each".split()
+}
 PROSE_FUNCTION_SHARE = 0.15  # of an explanation's words, function words (a keyword list has none)
 COPIED_RUN = 8  # words in a row the same as the lesson's: copied
 COPIED_SHARE = 0.6  # of an explanation's words, copied ones above which it is not one's own
@@ -165,11 +172,12 @@ def offered_points(answer: str, question: str, reference: str, grounds: str = ""
 def explains(text: str, lesson_text: str, title: str) -> bool:
     """An explain-back worth checking against the rubric: prose (`prose`), EXPLAIN_MIN_WORDS
     distinct content words, not one word repeated, and at least EXPLAIN_MIN_LESSON (and
-    EXPLAIN_LESSON_SHARE) of them words of the lesson's own text other than its title's."""
+    EXPLAIN_LESSON_SHARE) of them words of the lesson's own text other than its title's and
+    vague words any lesson holds (`_VAGUE`: "main", "things", "used", "practice" …)."""
     if not well_formed(text) or not prose(text):
         return False
     own = stems(text)
-    from_lesson = own & (stems(lesson_text) - stems(title))
+    from_lesson = own & (stems(lesson_text) - stems(title)) - _VAGUE
     return (
         len(own) >= EXPLAIN_MIN_WORDS
         and len(from_lesson) >= EXPLAIN_MIN_LESSON

@@ -97,6 +97,16 @@ def test_ctrl_c_kill_or_a_hangup_pauses_the_dialogue_with_its_resume_command(tmp
     again.finish()
 
 
+def test_i_know_at_the_prior_is_acknowledged(tmp_path):
+    """An outside tester typed `i know Dev Environment` at the prior: it was recorded, but the
+    screen came back with no word that it was."""
+    learner = Learner(tmp_path, "continue", "--plain", "--offline")
+    assert "Prior" in learner.read_prompt()
+    learner.send("i know vectors")
+    assert "Noted. The probe still checks it." in learner.read_prompt()
+    learner.finish()
+
+
 def test_an_unreachable_model_says_so_and_the_lesson_runs_offline(tmp_path, monkeypatch):
     monkeypatch.setenv("TUTOR_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens on port 9
     learner = Learner(tmp_path, "continue", "--plain", "--offline")

@@ -377,8 +377,9 @@ def read_action(
                     )
                 except InvalidAction as exc:
                     io.say(f"  {exc}")
-            if parsed.kind == "claim" and prompt.kind != "read":
-                io.say("  Noted. The probe still checks it: answer the question too.")
+            if parsed.kind == "claim":  # said at every screen, the prior's too
+                also = ": answer the question too" if prompt.kind != "read" else ""
+                io.say(f"  Noted. The probe still checks it{also}.")
             return parsed
         except InvalidAction as exc:
             io.say(f"  {exc}")

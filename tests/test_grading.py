@@ -532,3 +532,22 @@ def test_an_explanation_of_vague_words_any_lesson_holds_is_no_explanation():
         "derivatives of nested functions, and the gradient holds every partial derivative."
     )
     assert selfgrade.explains(honest, lesson, title)
+
+
+def test_a_checkpoints_key_sentences_cover_the_step_not_its_opening_alone():
+    """An examiner's summary of a whole step was offered one of three points: the step's
+    first three sentences, all from its first paragraph. A checkpoint takes each paragraph's
+    first sentence first."""
+    from tutor.engine.steps import key_sentences
+
+    text = (
+        "A table stores rows of one shape. Each row has the same columns in it. Each column "
+        "has one type of value.\n\nSELECT names the columns a query returns to you. It may "
+        "compute new ones.\n\nFROM names the table that the query reads its rows from."
+    )
+    assert key_sentences(text, 3, spread=True) == [
+        "A table stores rows of one shape.",
+        "SELECT names the columns a query returns to you.",
+        "FROM names the table that the query reads its rows from.",
+    ]
+    assert key_sentences(text, 3)[1] == "Each row has the same columns in it."

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import zip_longest
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from learning_system.curriculum import Lesson, Section
@@ -46,20 +47,23 @@ class StepText(TypedDict):
     refused: NotRequired[str]  # why the model's variant was not shown (tutor.engine.fact_survival)
 
 
-def key_sentences(text: str, n: int = 2) -> list[str]:
+def key_sentences(text: str, n: int = 2, spread: bool = False) -> list[str]:
     """The first prose sentences of a section: its load-bearing claims, quoted verbatim (not a
-    lead-in to a table, list or code, "… looks like this:", which says nothing alone)."""
-    out: list[str] = []
+    lead-in to a table, list or code, "… looks like this:", which says nothing alone). `spread`:
+    each paragraph's first sentence before any paragraph's second, so that they cover the
+    section (what a checkpoint asks about a step), not its opening alone."""
+    paragraphs: list[list[str]] = []
     for para in re.split(r"\n\s*\n", text):
         p = para.strip()
         if not p or p.startswith(("#", "```", "|", "-", "*", ">", "    ")) or len(p) < 40:
             continue
-        for sentence in _SENTENCE.split(" ".join(p.split())):
-            if 30 <= len(sentence) <= 300 and not sentence.endswith(":") and sentence not in out:
-                out.append(sentence)
-            if len(out) >= n:
-                return out
-    return out
+        sentences = _SENTENCE.split(" ".join(p.split()))
+        paragraphs.append([s for s in sentences if 30 <= len(s) <= 300 and not s.endswith(":")])
+    if spread:
+        ordered = [s for rank in zip_longest(*paragraphs) for s in rank if s is not None]
+    else:
+        ordered = [s for sentences in paragraphs for s in sentences]
+    return list(dict.fromkeys(ordered))[:n]
 
 
 def teaching_sections(lesson: Lesson) -> list[Section]:

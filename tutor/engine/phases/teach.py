@@ -114,7 +114,7 @@ def checkpoint_item(ctx: LessonContext, step: Step, n: int) -> Presented | None:
     for p in bank.present(candidates, ctx.lesson, salt=salt, curriculum=ctx.curriculum):
         if p.type in ("mcq", "numeric"):
             return p
-    sentences = key_sentences(step.section.text, 3)
+    sentences = key_sentences(step.section.text, 3, spread=True)
     if not sentences:
         return None
     return Presented(

@@ -393,24 +393,30 @@ def test_a_choice_written_another_common_way_is_read_as_meant(typed, value, conf
     assert (got.value, got.confidence) == (value, confidence)
 
 
-def test_a_choice_may_be_typed_as_its_options_whole_text():
-    """An examiner typed `Avogadro` at a choice whose option 3 was Avogadro and was refused
-    with "choose 1-4". An option's whole text (case, spacing and punctuation aside) is that
-    option; part of one, or text two options share, is still refused."""
+def _choice_prompt(question: str, options: list[str], key: int):
+    """A choice prompt waiting for its confidence, over a bank item with these options."""
     from tutor.engine.items import Presented
 
     item = Presented(
         id="q",
         lesson_id="L",
         type="mcq",
-        question="Whose number counts the particles in a mole?",
-        options=["Dalton", "Lavoisier", "Avogadro", "Dalton's law"],
-        correct_index=2,
-        reference="Avogadro",
+        question=question,
+        options=options,
+        correct_index=key,
+        reference=options[key],
         bloom="remember",
         stage="pre",
     )
-    choice = _prompt("choice", needs_confidence=True, item=item)
+    return _prompt("choice", needs_confidence=True, item=item)
+
+
+def test_a_choice_may_be_typed_as_its_options_whole_text():
+    """An examiner typed `Avogadro` at a choice whose option 3 was Avogadro and was refused
+    with "choose 1-4". An option's whole text (case, spacing and punctuation aside) is that
+    option; part of one, or text two options share, is still refused."""
+    question = "Whose number counts the particles in a mole?"
+    choice = _choice_prompt(question, ["Dalton", "Lavoisier", "Avogadro", "Dalton's law"], 2)
     for typed, value, tag in (
         ("Avogadro", "2", None),
         ("avogadro s", "2", "sure"),
@@ -427,20 +433,8 @@ def test_answers_an_outside_driver_typed_are_read_as_meant():
     """An outside tester's simulated learners typed an option's text with a closing full stop
     after a bracket (refused), a written answer's tag after a comma or in brackets (kept in the
     answer, the tag asked again) and "no idea" as a written answer (kept as text)."""
-    from tutor.engine.items import Presented
-
-    item = Presented(
-        id="q",
-        lesson_id="L",
-        type="mcq",
-        question="What is the output range of ReLU?",
-        options=["(-1, 1)", "(0, 1)", "[0, infinity)", "(-infinity, infinity)"],
-        correct_index=2,
-        reference="[0, infinity)",
-        bloom="remember",
-        stage="pre",
-    )
-    choice = _prompt("choice", needs_confidence=True, item=item)
+    ranges = ["(-1, 1)", "(0, 1)", "[0, infinity)", "(-infinity, infinity)"]
+    choice = _choice_prompt("What is the output range of ReLU?", ranges, 2)
     got = parse.parse(choice, "[0, infinity). s")
     assert (got.value, got.confidence) == ("2", "sure")
     text = _prompt("text", needs_confidence=True)

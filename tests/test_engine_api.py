@@ -443,6 +443,8 @@ def test_answers_an_outside_driver_typed_are_read_as_meant():
         ("a slope (sure)", "a slope", "sure"),
         ("the slope - no idea", "the slope", "no_idea"),
         ("to make sure", "to make sure", None),  # a word at the end is not a tag by itself
+        ("the value f(s)", "the value f(s)", None),  # nor a bracket the answer opened
+        ("it calls f(a, s)", "it calls f(a, s)", None),
     ):
         got = parse.parse(text, typed)
         assert (got.text, got.confidence) == (body, tag), typed

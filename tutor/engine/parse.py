@@ -34,8 +34,10 @@ _DONT_KNOW = re.compile(
     re.I,
 )
 # a written answer's confidence after a comma, a dash or in brackets: "…, hunch", "… (sure)"
+# (never a bracket the answer opened: "f(s)", "f(a, s)")
+_TAG = r"(sure|hunch|no idea|s|h)"
 _TEXT_TAG = re.compile(
-    r"(\s*[,;]\s*|\s+-+\s*|\s*\(\s*)(sure|hunch|no idea|s|h)\s*\)?[.!]?$|\s([sShH])$", re.I
+    rf"(?:\s*[,;]\s*|\s+-+\s*){_TAG}[.!]?$|\s+\(\s*{_TAG}\s*\)[.!]?$|\s([sShH])$", re.I
 )
 # how else a choice is written: "2.", "(b)", "b)", "option 2", "2, sure", "2 - sure", "2 sure.",
 # an option's text with a closing full stop after a bracket ("[0, infinity).")
@@ -270,7 +272,8 @@ def _text(prompt: Prompt, text: str) -> Action:
     body, tag = text, None
     tagged = _TEXT_TAG.search(text) if prompt.needs_confidence else None
     if tagged:
-        body, tag = text[: tagged.start()], confidence_of(tagged.group(2) or tagged.group(3))
+        word = next(g for g in tagged.groups() if g)
+        body, tag = text[: tagged.start()], confidence_of(word)
     if len(body.strip()) < 2:
         raise InvalidAction(
             "write your answer (a word, a name or a sentence), or x for I don't know"

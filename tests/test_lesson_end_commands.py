@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import shlex
 
+from test_reliability_store import run_tutor
+
 from learning_system.store import Store
-from tests.test_reliability_store import run_tutor
 
 
 def _course(root):

@@ -125,6 +125,10 @@ def test_the_breaker_opens_after_failures_or_one_timeout_tells_once_and_resets()
     b.failure("length")  # a long answer is the model's, not a failing endpoint
     b.failure("server_error")
     assert not b.is_open
+    # but the learner is told once what cuts answers short and which setting to raise (an
+    # outside server's cut-offs showed only UNVERIFIED marks, 16 times)
+    told = b.notice()
+    assert told is not None and "TUTOR_MAX_TOKENS" in told and b.notice() is None
     b.failure("connection")
     assert b.is_open and b.notice() and b.notice() is None
     b.reset()

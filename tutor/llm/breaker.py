@@ -24,6 +24,11 @@ ENDPOINT_FAILURES = (
 FORMAT_NOTICE = (
     "The model's answers do not follow the required format — going on with the lesson's own text."
 )
+# said once when an answer was cut off at the token bound (which does not open the breaker)
+LENGTH_NOTICE = (
+    "The model's answers are cut off at their token limit — raise TUTOR_MAX_TOKENS for whole "
+    "answers; the lesson's own text stands in for those cut off."
+)
 
 
 class CircuitBreaker:
@@ -37,6 +42,8 @@ class CircuitBreaker:
         self.trips = 0
         self.format_trip = False  # opened because the answers did not follow the format
         self._last_kind = ""
+        self._cut_off = False  # an answer was cut off at the token bound (said once)
+        self._told_cut = False
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
 
     @property
@@ -56,7 +63,11 @@ class CircuitBreaker:
         return self._last_kind not in FORMAT_FAILURES
 
     def failure(self, kind: str, detail: str = "") -> None:
-        """Count one failed logical call; a timeout opens the breaker at once."""
+        """Count one failed logical call; a timeout opens the breaker at once. A `length` cut-off
+        is not counted, only kept to be told."""
+        if kind == "length":
+            with self._lock:
+                self._cut_off = True
         if kind not in ENDPOINT_FAILURES:
             return
         with self._lock:
@@ -115,6 +126,7 @@ class CircuitBreaker:
             self._open = False
             self._consecutive = 0
             self._told = False
+            self._cut_off = self._told_cut = False
             self.reason = ""
             self.format_trip = False
             self._last_kind = ""
@@ -124,9 +136,14 @@ class CircuitBreaker:
     ) -> str | None:
         """The one message for the learner after the breaker opened; None after that. When the
         answers kept failing their format: FORMAT_NOTICE (`who` names the verifier model when it
-        is a separate one)."""
+        is a separate one). Before it opens, LENGTH_NOTICE once when an answer was cut off."""
         with self._lock:
-            if not self._open or self._told:
+            if not self._open:
+                if not self._cut_off or self._told_cut:
+                    return None
+                self._told_cut = True
+                return LENGTH_NOTICE.replace("The model's", f"{who}'s", 1)
+            if self._told:
                 return None
             self._told = True
             reason = self.reason

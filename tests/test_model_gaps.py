@@ -121,7 +121,9 @@ class Endpoint:
     bodies: Callable[[], list[dict]]
 
 
-def _project_server(behave: Behaviour) -> Iterator[Endpoint]:
+def _replies(behave: Behaviour) -> Callable[[dict], Reply]:
+    """A behaviour as the project's loopback server answers it."""
+
     def reply(body: dict) -> Reply:
         kind, value = behave(body)
         if kind == "json":
@@ -138,7 +140,11 @@ def _project_server(behave: Behaviour) -> Iterator[Endpoint]:
             return Reply.rate_limited(retry_after=value)
         return Reply.error(value)
 
-    with ModelServer(default=reply) as srv:
+    return reply
+
+
+def _project_server(behave: Behaviour) -> Iterator[Endpoint]:
+    with ModelServer(default=_replies(behave)) as srv:
         yield Endpoint(srv.base_url, lambda: [r.body for r in srv.chat_requests])
 
 
@@ -649,3 +655,28 @@ def test_a_draft_the_program_finds_verbatim_in_its_sources_is_shown(store, endpo
         (r,) = store.receipts.of_message(p.message_id)
         assert (r["payload"]["verifier"], r["outcome"]) == ("offline", "PASS")
     assert "GATE:fact_check" not in {parts(b)[0] for b in server.bodies()}
+
+
+def test_a_verifier_its_endpoint_says_is_the_drafting_model_is_not_independent(store, monkeypatch):
+    """Found with an outside server: a local server answering with whichever model it has
+    loaded ("llama3.1:8b") served both the drafting model and the separately named verifier,
+    and every receipt said `independent: True`. The names the answers give count too."""
+    from tutor.testing.model_server import ModelServer
+
+    behave = drafting(
+        lambda step: f"The model restates {step} for this learner.", lambda claim: "PASS"
+    )
+    with (
+        ModelServer(default=_replies(behave), served="llama3.1:8b") as drafter,
+        ModelServer(default=_replies(behave), served="llama3.1:8b", models=["judge"]) as judge,
+    ):
+        monkeypatch.setenv("TUTOR_VERIFIER_BASE_URL", judge.base_url)
+        monkeypatch.setenv("TUTOR_VERIFIER_MODEL", "judge")
+        session, seen = run(store, drafter.base_url)
+    shown = taught(seen)
+    assert session.done and shown
+    payloads = [r["payload"] for p in shown for r in store.receipts.of_message(p.message_id)]
+    checked = [r for r in payloads if r["verifier"] == "model"]
+    assert checked and all(r.get("independent") is False for r in checked), [
+        (r["verifier"], r.get("verifier_model"), r.get("independent")) for r in payloads
+    ]

@@ -57,16 +57,20 @@ class Gatekeeper:
         self.provider = provider if online(provider) else None
         verifier = getattr(self.provider, "verifier", None) or self.provider
         self.verifier = verifier if online(verifier) else None
-        self.independent = (
-            self.verifier is not None
-            and self.provider is not None
-            and not same_model(self.verifier, self.provider)
-        )
         self._verdicts: dict[str, tuple[Verdict, str, str]] = {}
         self._in_flight: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
         self.activity = activity  # where model verifications report progress
         self.verified_by: dict[str, str] = {}  # message id → the verifier its receipt names
+
+    def independent(self) -> bool:
+        """Whether the verifier is another model than the drafting one: by their names, and by
+        the names their endpoints' answers gave so far (tutor.engine.verifiers.same_model)."""
+        return (
+            self.verifier is not None
+            and self.provider is not None
+            and not same_model(self.verifier, self.provider)
+        )
 
     # the model's health ------------------------------------------------------------------------
     def notice(self) -> str | None:
@@ -205,7 +209,7 @@ class Gatekeeper:
             verdict = floor(envelope, verdict, offline, model_written=model_written)
             extra |= {
                 "verifier_model": getattr(self.verifier, "model", None),
-                "independent": self.independent,
+                "independent": self.independent(),
             }
         receipt = make_receipt(
             message_id,

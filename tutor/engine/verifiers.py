@@ -24,7 +24,15 @@ def online(provider: Any) -> bool:
 
 
 def same_model(a: Any, b: Any) -> bool:
+    """Whether two providers run one model: by their configured names, or by the names their
+    endpoints' answers say served them (a local server answers with whichever model it has
+    loaded, whatever name was asked for)."""
     if a is b:
+        return True
+    served = {_bare(m) for m in getattr(a, "served", ())} & {
+        _bare(m) for m in getattr(b, "served", ())
+    }
+    if served:
         return True
     sa, sb = getattr(a, "settings", None), getattr(b, "settings", None)
     if sa is None or sb is None:
@@ -32,6 +40,10 @@ def same_model(a: Any, b: Any) -> bool:
     from tutor.llm.settings import same_model as same_settings
 
     return same_settings(sa, sb)
+
+
+def _bare(model: str) -> str:
+    return model.strip().lower().removesuffix(":latest")
 
 
 def describe(envelopes: Sequence[Envelope]) -> str:

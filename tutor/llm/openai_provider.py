@@ -254,6 +254,7 @@ class _Completion:
     refusal: str | None
     finish_reason: str | None
     usage: dict[str, Any] | None
+    model: str | None = None  # the model the endpoint says served it
 
 
 def _text_parts(content: list[Any]) -> str:
@@ -278,6 +279,7 @@ def _parse_completion(obj: Any) -> _Completion:
         refusal = message.get("refusal")
         finish = choice.get("finish_reason")
         usage = obj.get("usage")
+        served = obj.get("model")
     except (KeyError, IndexError, TypeError, AttributeError):
         raise ValueError("the reply is not a chat completion") from None
     if isinstance(content, list):
@@ -289,6 +291,7 @@ def _parse_completion(obj: Any) -> _Completion:
         refusal=str(refusal) if refusal else None,
         finish_reason=finish,
         usage=usage if isinstance(usage, dict) else None,
+        model=served if isinstance(served, str) and served.strip() else None,
     )
 
 
@@ -321,6 +324,7 @@ class OpenAIProvider:
     ) -> None:
         self.settings = settings
         self.model = settings.model
+        self.served: set[str] = set()  # the model names the endpoint's answers say served them
         self.recorder: CallRecorder = recorder or NullRecorder()
         self._sleep = sleep or asyncio.sleep
         self._rng = random.Random()
@@ -595,9 +599,12 @@ class OpenAIProvider:
             # The SDK's generic `post` (auth, base URL, typed errors, timeouts) with a plain
             # dict body: `chat.completions.create` re-walks the whole JSON schema on every call.
             async def request(body: dict[str, Any] = body) -> _Completion:
-                return _parse_completion(
+                completion = _parse_completion(
                     await client.post("/chat/completions", body=body, cast_to=object)
                 )
+                if completion.model:
+                    self.served.add(completion.model)
+                return completion
 
             try:
                 return await self._send(account, request), messages

@@ -345,7 +345,7 @@ class _Handler(BaseHTTPRequestHandler):
             "id": "chatcmpl-loopback",
             "object": "chat.completion",
             "created": 0,
-            "model": body.get("model", "loopback"),
+            "model": self.server.owner.served or body.get("model", "loopback"),
             "choices": [
                 {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
             ],
@@ -383,7 +383,7 @@ class _Handler(BaseHTTPRequestHandler):
             "id": "chatcmpl-loopback",
             "object": "chat.completion.chunk",
             "created": 0,
-            "model": body.get("model", "loopback"),
+            "model": self.server.owner.served or body.get("model", "loopback"),
         }
 
         def chunk(delta: dict, finish: str | None = None) -> dict:
@@ -450,6 +450,7 @@ class ModelServer:
         completion_content_type: str | None = "application/json",
         only_v1: bool = False,
         only_root: bool = False,
+        served: str | None = None,
     ) -> None:
         self.models = list(models)
         self.latency = latency
@@ -460,6 +461,7 @@ class ModelServer:
         self.list_models = list_models  # False: GET /models is 404, as on some proxies
         self.only_v1 = only_v1  # True: only paths under /v1/ are served (`root_url` 404s)
         self.only_root = only_root  # True: no path under /v1/ is served (`base_url` 404s)
+        self.served = served  # the model every answer says served it (None: the one asked for)
         self.require_key = require_key
         self.default = default
         # the Content-Type of a non-streamed completion; None: the header is left out

@@ -287,3 +287,13 @@ def test_a_slow_model_and_an_unlisted_verifier_are_told_as_a_lesson_meets_them(c
         assert data["model"]["completion"]["ok"] is True, data["model"]
         assert data["verifier"]["status"] == "model_not_listed"
         assert "set TUTOR_VERIFIER_MODEL to one it lists" in data["verifier"]["message"]
+
+
+def test_an_endpoint_that_streams_unasked_is_read(capsys, monkeypatch):
+    """Found with an outside server: an endpoint answering every request as a stream of
+    server-sent events, though none was asked for, was "malformed" and the lesson went
+    offline. Its events are read as the completion they make up."""
+    with ModelServer(always_stream=True, default=READY) as srv:
+        monkeypatch.setenv("TUTOR_BASE_URL", srv.base_url)
+        code, data = report(capsys)
+    assert data["model"]["completion"]["ok"] is True, data["model"]

@@ -270,7 +270,11 @@ def _text_parts(content: list[Any]) -> str:
 def _parse_completion(obj: Any) -> _Completion:
     """The parts of a chat completion we use; ValueError when the reply is not one. A body
     served as other than JSON (text/plain, no content type) comes as text: it is parsed here."""
-    if isinstance(obj, str | bytes):
+    if isinstance(obj, bytes):
+        obj = obj.decode("utf-8", errors="replace")
+    if isinstance(obj, str) and obj.lstrip().startswith("data:"):
+        return _parse_events(obj)
+    if isinstance(obj, str):
         obj = json.loads(obj)  # a JSONDecodeError is a ValueError: a malformed reply
     try:
         choice = obj["choices"][0]
@@ -290,6 +294,37 @@ def _parse_completion(obj: Any) -> _Completion:
         content=content or "",
         refusal=str(refusal) if refusal else None,
         finish_reason=finish,
+        usage=usage if isinstance(usage, dict) else None,
+        model=served if isinstance(served, str) and served.strip() else None,
+    )
+
+
+def _parse_events(body: str) -> _Completion:
+    """A completion an endpoint streamed although no stream was asked for: its server-sent
+    events' chunks joined (ValueError when one is not a chunk)."""
+    text, refusal, finish, usage, served = [], None, None, None, None
+    for line in body.splitlines():
+        data = line.removeprefix("data:").strip() if line.startswith("data:") else ""
+        if not data or data == "[DONE]":
+            continue
+        try:
+            chunk = json.loads(data)
+            choices = chunk.get("choices") or []
+            usage = chunk.get("usage") or usage
+            served = chunk.get("model") or served
+            for choice in choices:
+                delta = choice.get("delta") or {}
+                text.append(delta.get("content") or "")
+                refusal = delta.get("refusal") or refusal
+                finish = choice.get("finish_reason") or finish
+        except (ValueError, AttributeError, TypeError):
+            raise ValueError("the reply is not a chat completion") from None
+    if not all(isinstance(t, str) for t in text):
+        raise ValueError("the reply is not a chat completion")
+    return _Completion(
+        content="".join(text),
+        refusal=str(refusal) if refusal else None,
+        finish_reason=finish if isinstance(finish, str) else None,
         usage=usage if isinstance(usage, dict) else None,
         model=served if isinstance(served, str) and served.strip() else None,
     )

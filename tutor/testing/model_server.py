@@ -320,7 +320,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(reply.body)))
             self.end_headers()
             self.wfile.write(reply.body)
-        elif body.get("stream"):
+        elif body.get("stream") or self.server.owner.always_stream:
             self._stream(reply, body)
         else:
             self._complete(reply, body)
@@ -451,6 +451,7 @@ class ModelServer:
         only_v1: bool = False,
         only_root: bool = False,
         served: str | None = None,
+        always_stream: bool = False,
     ) -> None:
         self.models = list(models)
         self.latency = latency
@@ -462,6 +463,7 @@ class ModelServer:
         self.only_v1 = only_v1  # True: only paths under /v1/ are served (`root_url` 404s)
         self.only_root = only_root  # True: no path under /v1/ is served (`base_url` 404s)
         self.served = served  # the model every answer says served it (None: the one asked for)
+        self.always_stream = always_stream  # True: answers stream even when not asked to
         self.require_key = require_key
         self.default = default
         # the Content-Type of a non-streamed completion; None: the header is left out

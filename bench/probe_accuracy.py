@@ -33,11 +33,11 @@ prerequisite fans).
 Printed per course: exact (verdict = expected, over strands with a verdict) and solid-vs-not
 ((verdict is solid) = (level is known), over all strands, `not probed` counting as not solid),
 overall, for own strands (probed in a batch of their own) and catch-up strands, for lessons of
-at most 6 strands and of more (where the lesson's budget gives each strand its 2 answers and no
-more), and per true level; the `not probed` share; probe questions per lesson (re-probes
-included), overall and for lessons of three strands or more, and per strand in lessons of at
-most 6 strands and of more. The generated courses are small:
-each of their lessons gets GENERATED_LEARNERS times the learners.
+at most 4 strands (a budget of 12 questions) and of more (where it gives each strand its 2
+answers and one more where they leave doubt), and per true level; the `not probed` share;
+probe questions per lesson (re-probes included), overall and for lessons of three strands or
+more, and per strand in lessons of at most 4 strands and of more. The generated courses are
+small: each of their lessons gets GENERATED_LEARNERS times the learners.
 Targets: exact ≥ 0.85, solid-vs-not ≥ 0.95, not probed ≤ 5%, ≤ 12 questions per lesson.
 """
 
@@ -70,7 +70,7 @@ HUNCH = 0.15  # a known item right but tagged a hunch
 IDK = 0.4  # an unknown item answered "I don't know"
 OVERSURE = 0.15  # a guess tagged sure (--oversure)
 GENERATED_LEARNERS = 3
-WIDE = 6  # a lesson with more strands asks each 2 questions (tutor.engine.probe_budget)
+WIDE = 4  # a lesson with more strands has 3 questions a strand (tutor.engine.probe_budget)
 NOT_RECALLED = "something about it, I think"  # a free-recall answer that makes no key point
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "aiefs"
 
@@ -280,7 +280,7 @@ def report(label: str, tally: Tally, took: float) -> None:
     for kind in ("own", "catch-up"):
         print(f"  {kind:<14} {both(kind)}")
     print(f"  ≤{WIDE} strands    {both('narrow')}")
-    print(f"  >{WIDE} strands    {both('wide')}   (2 answers a strand)")
+    print(f"  >{WIDE} strands    {both('wide')}   (3 questions a strand)")
     for level in LEVELS:
         print(f"  true {level:<9} {both(level=level)}")
     print(

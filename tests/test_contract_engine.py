@@ -35,7 +35,7 @@ def test_the_numbers_in_the_contract_are_the_codes():
     assert repair.SIMILAR_STEM == 0.34 and "a third of their content words" in SECTION
     assert repair.SAME_ANSWER == 0.5 and "half its content words" in SECTION
     assert probe_budget.LESSON_QUESTIONS == 12 and "asks at most 12 questions" in SECTION
-    assert probe_budget.lesson_budget(7) == 14 and "(2 per strand, 1 per strand solid" in SECTION
+    assert probe_budget.lesson_budget(7) == 21 and "(3 per strand, 1 per strand solid" in SECTION
     assert probe_budget.lesson_budget(14, recorded=14) == 14 and verdicts.CONFIRM == 1
     assert probe_budget.STRAND_MAX == 6 and "or it has 6 answers" in SECTION
     assert probe_budget.SURE_ENOUGH == 0.9 and "0.9 likely" in SECTION
@@ -98,6 +98,11 @@ def test_verdict_rules():
     assert strand_verdict([row(), row(), row(), row("wrong")]) == "solid"  # one slip in four
     # the model finds half known likelier than known after one slip in three (0.125 to 0.081)
     assert strand_verdict([row(), row(), row("wrong")]) == "unstable"
+    # ... but a slip the learner tagged a hunch counts half a miss: known is likelier
+    assert "wrong with a hunch counts 0.5 missed" in SECTION
+    assert strand_verdict([row(), row(), row("wrong", "hunch")]) == "solid"
+    assert strand_verdict([row(), row(), row("wrong", "no_idea")]) == "unstable"
+    assert strand_verdict([row(), row("wrong", "hunch"), row("wrong", "hunch")]) == "unstable"
     # one right of three choice answers is what guessing yields; a free recall is not guessed
     assert strand_verdict([row(), row("wrong"), row("idk", "no_idea")]) == "unknown"
     recall = row(follow_up="free recall")
@@ -138,8 +143,8 @@ def test_a_verdict_is_the_likeliest_level_of_the_search_model():
     # the search's doubt is the verdict model's: 0.9 sure of "known" after four right answers
     four = [learner_levels.Weighed(1, 0)] * 4
     assert learner_levels.likeliest(four) == "known"
-    assert probe_budget.SURE_ENOUGH < 1 - learner_levels.doubt(four)
-    assert 1 - learner_levels.doubt(four[:3]) < probe_budget.SURE_ENOUGH
+    assert probe_budget.SURE_ENOUGH < 1 - learner_levels.doubts(four)[1]
+    assert 1 - learner_levels.doubts(four[:3])[1] < probe_budget.SURE_ENOUGH
 
 
 def test_plan_and_prior_wording_in_the_contract():

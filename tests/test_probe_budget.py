@@ -118,7 +118,7 @@ def test_the_probe_keeps_to_the_lesson_question_budget(tmp_path, monkeypatch, le
                 questions = [p for p in asked(seen) if "re-probe" not in p.title]
                 assert questions or not strands
                 assert len(questions) <= probe_budget.lesson_budget(len(strands))
-                assert len(strands) > 6 or len(questions) <= 12
+                assert len(strands) > 4 or len(questions) <= 12
 
 
 def test_the_cap_holds_on_a_late_corpus_lesson(tmp_path, monkeypatch, corpus_root):
@@ -126,8 +126,8 @@ def test_the_cap_holds_on_a_late_corpus_lesson(tmp_path, monkeypatch, corpus_roo
     lesson = max(whole.lessons, key=lambda x: len(selection.strands(whole, x)))
     seen, notes, strands = probe(tmp_path, monkeypatch, corpus_root, lesson.id, lambda i: False)
     assert len(strands) >= 9
-    # two of each strand's own and no more: every strand judged, none asked beyond
-    assert len(asked(seen)) <= probe_budget.lesson_budget(len(strands)) == 2 * len(strands)
+    # two of each strand's own, and a third for each where the answers leave doubt
+    assert len(asked(seen)) <= probe_budget.lesson_budget(len(strands)) == 3 * len(strands)
     assert all(v == "unknown" for v in notes[-1]["verdicts"].values())
 
 

@@ -45,6 +45,8 @@ def likeliest(answers: Iterable[Weighed]) -> str:
     return LEVELS[odds.index(max(odds))]
 
 
-def doubt(answers: Iterable[Weighed]) -> float:
-    """How much in doubt the level still is: 1 − the chance of the likeliest level."""
-    return 1 - max(chances(answers))
+def doubts(answers: Iterable[Weighed]) -> tuple[float, float]:
+    """How much in doubt it still is whether the strand is known (the chance of the less
+    likely side), and its level (1 − the chance of the likeliest level)."""
+    odds = chances(answers)
+    return min(odds[0], 1 - odds[0]), 1 - max(odds)

@@ -1,7 +1,7 @@
 """How many questions a lesson's probe asks and where they go: every strand two answers of its
 own first (one, while it confirms them, for a strand the learner's records show solid), then
-what is left of the lesson's budget to the strand whose answers leave its level most in doubt —
-the most informative question, not the next in line."""
+what is left of the lesson's budget to the strand whose answers leave most in doubt whether it
+is known, then its level — the most informative question, not the next in line."""
 
 from __future__ import annotations
 
@@ -10,19 +10,23 @@ from collections.abc import Sequence
 from learning_system.curriculum import Lesson
 from tutor.engine.edge_search import EdgeSearch
 from tutor.engine.items import Presented
-from tutor.engine.learner_levels import Weighed, doubt
+from tutor.engine.learner_levels import Weighed, doubts
 from tutor.engine.verdicts import CONFIRM, MIN_EVIDENCE, needed
 
 LESSON_QUESTIONS = 12  # a lesson's probe questions, unless its strands need more first
+DOUBT_SHARE = 1  # a question more per strand not on record, in a lesson of many strands
 STRAND_MAX = 6  # answers one strand's search asks at most
 SURE_ENOUGH = 0.9  # a strand whose likeliest level is this likely is asked no more
 
 
 def lesson_budget(strands: int, recorded: int = 0) -> int:
     """The probe's questions for a lesson with this many strands, `recorded` of them solid in
-    the learner's records (re-probes not counted): LESSON_QUESTIONS, or what its strands need
-    first when that is more (MIN_EVIDENCE each, CONFIRM for a recorded one)."""
-    return max(LESSON_QUESTIONS, MIN_EVIDENCE * (strands - recorded) + CONFIRM * recorded)
+    the learner's records (re-probes not counted): LESSON_QUESTIONS, or when that is more, what
+    its strands need first (MIN_EVIDENCE each, CONFIRM for a recorded one) and DOUBT_SHARE more
+    for each strand not on record, asked where the answers leave most in doubt — two answers
+    cannot tell one slip from half knowing."""
+    fresh = strands - recorded
+    return max(LESSON_QUESTIONS, (MIN_EVIDENCE + DOUBT_SHARE) * fresh + CONFIRM * recorded)
 
 
 def batch_budget(left: int, needs_left: int, needs: int) -> int:
@@ -33,8 +37,8 @@ def batch_budget(left: int, needs_left: int, needs: int) -> int:
     return max(needs, share)
 
 
-def _doubt_of(search: EdgeSearch) -> float:
-    return doubt(Weighed(k, not k, i in search.recall) for i, k in search.answers.items())
+def _doubts_of(search: EdgeSearch) -> tuple[float, float]:
+    return doubts(Weighed(k, not k, i in search.recall) for i, k in search.answers.items())
 
 
 def short_of(search: EdgeSearch, recorded: bool = False) -> bool:
@@ -45,24 +49,25 @@ def short_of(search: EdgeSearch, recorded: bool = False) -> bool:
 
 def pick(searches: Sequence[EdgeSearch], recorded: Sequence[bool] = ()) -> int | None:
     """The group asked next: one with fewer answers than it needs (`short_of`; `recorded`: each
-    group's records show it solid), the fewest first, else the one most in doubt while it is
-    below SURE_ENOUGH and STRAND_MAX answers; None when every group is settled or out of
-    items."""
+    group's records show it solid), the fewest first, else — of those whose likeliest level is
+    below SURE_ENOUGH, with fewer than STRAND_MAX answers — the one whose being known its
+    answers leave most in doubt (solid or not decides what is taught), then whose level; None
+    when every group is settled or out of items."""
     open_ = [k for k, s in enumerate(searches) if s.rest()]
     short = [k for k in open_ if short_of(searches[k], k < len(recorded) and recorded[k])]
     if short:
         return min(short, key=lambda k: (len(searches[k].answers), k))
-    doubts = {k: _doubt_of(searches[k]) for k in open_ if len(searches[k].answers) < STRAND_MAX}
-    wanted = [k for k, d in doubts.items() if d > 1 - SURE_ENOUGH + 1e-9]
+    left = {k: _doubts_of(searches[k]) for k in open_ if len(searches[k].answers) < STRAND_MAX}
+    wanted = [k for k, (_, d) in left.items() if d > 1 - SURE_ENOUGH + 1e-9]
     if not wanted:
         return None
-    return max(wanted, key=lambda k: (doubts[k], -len(searches[k].answers), -k))
+    return max(wanted, key=lambda k: (*left[k], -len(searches[k].answers), -k))
 
 
 def most_in_doubt(searches: Sequence[EdgeSearch]) -> int:
     """The group whose level its answers leave most in doubt (the first, on a tie)."""
-    doubts = [_doubt_of(s) for s in searches]
-    return doubts.index(max(doubts))
+    levels = [_doubts_of(s)[1] for s in searches]
+    return levels.index(max(levels))
 
 
 def fill_ups(

@@ -70,10 +70,14 @@ def weighed(row: Evidence) -> list[Weighed]:
     """A graded answer as the level model's evidence, weighing SELF_GRADED_WEIGHT when
     self-graded: right and sure counts right; right with a hunch counts HUNCH_WEIGHT right
     (weaker evidence, not a miss), and its re-probe — another item — counts on its own (right
-    and sure 1, right but unsure HUNCH_WEIGHT, wrong a miss); anything else (wrong, "I don't
-    know", right tagged "no idea") counts a miss."""
+    and sure 1, right but unsure HUNCH_WEIGHT, wrong a miss); wrong with a hunch counts
+    HUNCH_WEIGHT missed (the learner said it was a guess from some knowledge: one who knows a
+    strand and slips says so); anything else (wrong and sure or "no idea", "I don't know",
+    right tagged "no idea") counts a miss."""
     w = SELF_GRADED_WEIGHT if row.self_graded else 1.0
     recall = row.follow_up == "free recall"
+    if row.outcome == "wrong" and row.confidence == "hunch":
+        return [Weighed(0.0, w * HUNCH_WEIGHT, recall)]
     if row.outcome != "correct" or row.confidence not in ("sure", "hunch"):
         return [Weighed(0.0, w, recall)]
     if row.confidence == "sure":

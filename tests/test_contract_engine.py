@@ -37,6 +37,7 @@ def test_the_numbers_in_the_contract_are_the_codes():
     assert probe_budget.LESSON_QUESTIONS == 12 and "asks at most 12 questions" in SECTION
     assert probe_budget.lesson_budget(7) == 21 and "(3 per strand, 1 per strand solid" in SECTION
     assert probe_budget.lesson_budget(14, recorded=14) == 14 and verdicts.CONFIRM == 1
+    assert probe_budget.most_asked(7) == 21 and "or 6 a strand when that is less" in SECTION
     assert probe_budget.STRAND_MAX == 6 and "or it has 6 answers" in SECTION
     assert probe_budget.SURE_ENOUGH == 0.9 and "0.9 likely" in SECTION
     assert 'a right answer tagged "no idea" counts as a miss' in SECTION

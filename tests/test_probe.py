@@ -295,6 +295,9 @@ def test_the_budget_gives_every_strand_two_answers_then_asks_where_in_doubt():
     # a strand the records show solid: one answer that confirms it, two once one does not
     assert probe_budget.lesson_budget(9, recorded=9) == 12
     assert probe_budget.lesson_budget(10, recorded=4) == 22
+    # what the prior says the probe asks at most: the budget, or 6 a strand when that is less
+    assert probe_budget.most_asked(1) == 6 and probe_budget.most_asked(10) == 30
+    assert probe_budget.most_asked(10, recorded=10) == 12
     assert probe_budget.pick(searches((True,), (True,)), recorded=(True, False)) == 1
     assert probe_budget.pick(searches((True,), (True,)), recorded=(False, True)) == 0
     assert probe_budget.pick(searches((False,), (True, True)), recorded=(True, False)) == 0

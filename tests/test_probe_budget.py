@@ -128,6 +128,7 @@ def test_the_cap_holds_on_a_late_corpus_lesson(tmp_path, monkeypatch, corpus_roo
     assert len(strands) >= 9
     # two of each strand's own, and a third for each where the answers leave doubt
     assert len(asked(seen)) <= probe_budget.lesson_budget(len(strands)) == 3 * len(strands)
+    assert f"The probe asks up to about {3 * len(strands)} questions" in seen[0].content
     assert all(v == "unknown" for v in notes[-1]["verdicts"].values())
 
 
@@ -188,6 +189,7 @@ def test_a_late_lesson_solid_in_the_records_reaches_teaching_in_12(
     seen, notes, strands = probe(home, monkeypatch, corpus_root, lesson.id, records=solid)
     questions = [p for p in asked(seen) if "re-probe" not in p.title]
     assert len(questions) <= probe_budget.lesson_budget(len(names), len(names)) == 12
+    assert "The probe asks up to about 12 questions" in seen[0].content  # the prior says so
     assert notes[-1]["verdicts"] == solid
     first = strands[0].lesson.id  # forgotten since: its one answer does not confirm it
     home = tmp_path / "forgot"

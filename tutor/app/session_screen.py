@@ -388,6 +388,8 @@ class SessionScreen(ReportingScreen):
             first = prompt.content.split("\n", 1)[0].strip().removeprefix("[").removesuffix("]")
             widgets.append(Static(safe(first, "bold")))
             widgets.append(Static(prompt_table.drawn(prompt)))
+            if prompt.table.note:
+                widgets.append(Static(safe(prompt.table.note), classes="muted"))
         elif prompt.content:
             widgets.append(Static(safe(prompt.content)))
         if prompt.kind == "text" and item is None:

@@ -29,6 +29,12 @@ def lesson_budget(strands: int, recorded: int = 0) -> int:
     return max(LESSON_QUESTIONS, (MIN_EVIDENCE + DOUBT_SHARE) * fresh + CONFIRM * recorded)
 
 
+def most_asked(strands: int, recorded: int = 0) -> int:
+    """About how many questions the probe asks at most (what the prior tells the learner): the
+    lesson's budget, or STRAND_MAX for each strand when that is less."""
+    return min(lesson_budget(strands, recorded), STRAND_MAX * strands)
+
+
 def batch_budget(left: int, needs_left: int, needs: int) -> int:
     """A batch's questions: the share of what is left of the lesson's budget (what an earlier
     batch did not use goes to the later ones) that its strands' first needs are of all those

@@ -37,6 +37,7 @@ class Table(BaseModel):
 
     headers: list[str]
     rows: list[list[str]]
+    note: str = ""  # a line shown under the table (it ends `content` too)
 
 
 class Prompt(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-from tutor.engine import prior
+from tutor.engine import prior, probe_budget, verdicts
 from tutor.engine.context import LessonContext
 from tutor.engine.records import Note
 from tutor.engine.screens import status
@@ -34,11 +34,16 @@ def run(ctx: LessonContext, strands: list[Strand]) -> Generator[Prompt, Action, 
     lines += [
         f"  {clip(r.prerequisite, 34):<34} {clip(r.evidence, 34):<34} {r.plan}" for r in table
     ]
+    most = probe_budget.most_asked(len(strands), len(verdicts.recorded_solid(table)))
+    note = (
+        f"The probe asks up to about {most} questions (re-checks of a hunch aside), fewer when "
+        "your answers settle what you know sooner."
+    )
     rows = [[r.prerequisite, r.evidence, r.plan] for r in table]
     yield from status(
         ctx,
         "prior",
         "Prior",
-        "\n".join(lines),
-        table=Table(headers=["prerequisite", "evidence", "plan"], rows=rows),
+        "\n".join([*lines, "", note]),
+        table=Table(headers=["prerequisite", "evidence", "plan"], rows=rows, note=note),
     )

@@ -9,12 +9,14 @@ from tutor.engine import (
     guessing,
     learner_levels,
     option_sets,
+    parse,
     probe_budget,
     repair,
     selection,
     verdicts,
 )
 from tutor.engine.phases import teach
+from tutor.engine.turns import Prompt
 from tutor.engine.verdicts import Evidence, strand_verdict
 
 CONTRACT = (Path(__file__).resolve().parents[1] / "CONTRACT.md").read_text(encoding="utf-8")
@@ -47,6 +49,21 @@ def test_the_numbers_in_the_contract_are_the_codes():
     )
     assert selection.CATCH_UP_STRANDS == 3 and "Three strands or more" in SECTION
     assert len(teach.FEYNMAN_RUBRIC) == 4 and "all four rubric points" in SECTION
+
+
+def test_not_sure_after_an_answer_is_a_hunch():
+    assert "or alone at the confidence prompt, is a hunch" in SECTION
+    choice = Prompt(
+        kind="choice",
+        message_id="m",
+        stage="probe",
+        title="t",
+        position="",
+        content="",
+        needs_confidence=True,
+    )
+    assert parse.parse(choice, "2 not sure").confidence == "hunch"
+    assert parse.confidence_of("not sure") == "hunch"
 
 
 def row(outcome="correct", confidence="sure", follow_up="", self_graded=False):

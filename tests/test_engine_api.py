@@ -220,6 +220,8 @@ def test_a_bad_confidence_tag_says_why_and_words_are_tags_too():
         parse.with_confidence(Action(kind="answer", value="1"), "maybe")
     assert parse.parse(choice, "2 sure").confidence == "sure"
     assert parse.parse(choice, "b no idea").confidence == "no_idea"
+    # "not sure" is a hunch, after the answer or alone at the confidence prompt
+    assert parse.with_confidence(Action(kind="answer", value="1"), "Not sure").confidence == "hunch"
     numeric = _prompt("numeric", needs_confidence=True)
     with pytest.raises(InvalidAction, match="`q` is not a confidence tag"):
         parse.parse(numeric, "6 q")
@@ -382,6 +384,8 @@ def test_act_is_one_at_a_time_from_threads(store, course):
         ("2, sure", "1", "sure"),
         ("2 - sure", "1", "sure"),
         ("c. no idea", "2", "no_idea"),
+        ("2 not sure", "1", "hunch"),
+        ("b, not sure", "1", "hunch"),
         ("I don't know", "idk", None),
         ("dont know", "idk", None),
     ],
@@ -442,6 +446,8 @@ def test_answers_an_outside_driver_typed_are_read_as_meant():
         ("how aligned the two vectors are, hunch", "how aligned the two vectors are", "hunch"),
         ("a slope (sure)", "a slope", "sure"),
         ("the slope - no idea", "the slope", "no_idea"),
+        ("the chain rule, not sure", "the chain rule", "hunch"),
+        ("it is not sure", "it is not sure", None),
         ("to make sure", "to make sure", None),  # a word at the end is not a tag by itself
         ("the value f(s)", "the value f(s)", None),  # nor a bracket the answer opened
         ("it calls f(a, s)", "it calls f(a, s)", None),

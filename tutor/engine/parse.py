@@ -35,7 +35,7 @@ _DONT_KNOW = re.compile(
 )
 # a written answer's confidence after a comma, a dash or in brackets: "…, hunch", "… (sure)"
 # (never a bracket the answer opened: "f(s)", "f(a, s)")
-_TAG = r"(sure|hunch|no idea|s|h)"
+_TAG = r"(sure|hunch|no idea|not sure|s|h)"
 _TEXT_TAG = re.compile(
     rf"(?:\s*[,;]\s*|\s+-+\s*){_TAG}[.!]?$|\s+\(\s*{_TAG}\s*\)[.!]?$|\s([sShH])$", re.I
 )
@@ -69,19 +69,26 @@ def _choice(token: str) -> str | None:
 
 
 def confidence_of(token: str) -> str | None:
-    """`s`/`h`/`n` (or the words) → the tag; None when it is not one."""
+    """`s`/`h`/`n` (or the words; `not sure` is a hunch) → the tag; None when it is not one."""
     t = token.strip().lower().replace(" ", "_")
     if t in CONFIDENCE_KEYS:
         return CONFIDENCE_KEYS[t]
+    if t == "not_sure":
+        return "hunch"
     return t if t in CONFIDENCE_KEYS.values() else None
 
 
+# tags in words after an answer (`not sure` would otherwise read as `not` and a sure tag)
+_TAG_PHRASES = (("no idea", "no_idea"), ("no_idea", "no_idea"), ("not sure", "hunch"))
+
+
 def _split_tag(text: str) -> tuple[str, str | None]:
-    """`2 s` → ("2", "sure"); `2s`, `2 sure`, `2 no idea` too; anything else is left whole."""
+    """`2 s` → ("2", "sure"); `2s`, `2 sure`, `2 no idea` too, and `2 not sure` a hunch;
+    anything else is left whole."""
     low = text.lower()
-    for words in ("no idea", "no_idea"):
+    for words, said in _TAG_PHRASES:
         if low.endswith(" " + words):
-            return text[: -len(words)].strip(), "no_idea"
+            return text[: -len(words)].strip(), said
     parts = text.rsplit(None, 1)
     if len(parts) == 2 and (tag := confidence_of(parts[1])):
         return parts[0], tag

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from test_engine_api import _prompt
+
 from tutor.engine import (
     admission,
     guessing,
@@ -16,7 +18,6 @@ from tutor.engine import (
     verdicts,
 )
 from tutor.engine.phases import teach
-from tutor.engine.turns import Prompt
 from tutor.engine.verdicts import Evidence, strand_verdict
 
 CONTRACT = (Path(__file__).resolve().parents[1] / "CONTRACT.md").read_text(encoding="utf-8")
@@ -53,15 +54,7 @@ def test_the_numbers_in_the_contract_are_the_codes():
 
 def test_not_sure_after_an_answer_is_a_hunch():
     assert "or alone at the confidence prompt, is a hunch" in SECTION
-    choice = Prompt(
-        kind="choice",
-        message_id="m",
-        stage="probe",
-        title="t",
-        position="",
-        content="",
-        needs_confidence=True,
-    )
+    choice = _prompt("choice", needs_confidence=True)
     assert parse.parse(choice, "2 not sure").confidence == "hunch"
     assert parse.confidence_of("not sure") == "hunch"
 

@@ -68,18 +68,18 @@ def _choice(token: str) -> str | None:
     return None
 
 
+# tags in words (after an answer, `not sure` would otherwise read as `not` and a sure tag)
+_TAG_PHRASES = (("no idea", "no_idea"), ("no_idea", "no_idea"), ("not sure", "hunch"))
+
+
 def confidence_of(token: str) -> str | None:
     """`s`/`h`/`n` (or the words; `not sure` is a hunch) → the tag; None when it is not one."""
-    t = token.strip().lower().replace(" ", "_")
+    t = token.strip().lower()
     if t in CONFIDENCE_KEYS:
         return CONFIDENCE_KEYS[t]
-    if t == "not_sure":
-        return "hunch"
-    return t if t in CONFIDENCE_KEYS.values() else None
-
-
-# tags in words after an answer (`not sure` would otherwise read as `not` and a sure tag)
-_TAG_PHRASES = (("no idea", "no_idea"), ("no_idea", "no_idea"), ("not sure", "hunch"))
+    if t in CONFIDENCE_KEYS.values():
+        return t
+    return dict(_TAG_PHRASES).get(t)
 
 
 def _split_tag(text: str) -> tuple[str, str | None]:
